@@ -1,0 +1,111 @@
+#pragma once
+
+// The configuration schema. README.md ("Configuration") documents every key; config/ holds
+// commented examples. Loading validates everything up front: a config that loads is safe
+// to build SQL from.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rowpump/common/duration.hpp"
+#include "rowpump/dispatcher/sql.hpp"
+
+namespace rowpump {
+
+// One problem in a config file. what() reads "FILE:LINE: KEY: problem", e.g.
+// "rowpump.yaml:12: queues.users.batch: must be a positive integer, got -5".
+class ConfigError : public std::runtime_error {
+public:
+    ConfigError(std::string file, int line, std::string key, std::string problem);
+    const std::string& file() const { return file_; }
+    int line() const { return line_; }  // 1-based; 0 when the file could not be read
+    const std::string& key() const { return key_; }
+    const std::string& problem() const { return problem_; }
+
+private:
+    std::string file_;
+    int line_;
+    std::string key_;
+    std::string problem_;
+};
+
+struct MysqlConfig {
+    std::string host = "127.0.0.1";
+    int port = 3306;
+    std::string user;  // required
+    std::string password;
+    std::string database;  // required
+    Millis connect_timeout{2000};
+};
+
+struct RedisConfig {
+    std::string host = "127.0.0.1";
+    int port = 6379;
+    std::string user;  // ACL user, optional
+    std::string password;
+    Millis connect_timeout{2000};
+};
+
+// "N/duration": at most `count` rows dispatched in any window of `per`. "1/3s" means no two
+// dispatches less than 3 s apart.
+struct Rate {
+    std::int64_t count = 0;
+    Millis per{0};
+};
+std::optional<Rate> parse_rate(std::string_view text);  // "1/3s", "500/1s", "10/s"
+
+// Names of the bookkeeping columns rowpump adds to the user's table (see `rowpump migrate`).
+struct ColumnNames {
+    std::string token = "rp_token";
+    std::string lease = "rp_lease_until";
+    std::string attempts = "rp_attempts";
+    std::string error = "rp_last_error";
+    std::string dead = "rp_dead_at";
+    std::string token_index = "rp_token_idx";
+};
+
+struct RetryConfig {
+    Millis base{1000};  // first backoff; doubles with every failed attempt
+    Millis cap{300000};
+    int max_attempts = 10;  // the row is dead after this many failed attempts
+};
+
+struct QueueConfig {
+    std::string name;  // key under `queues:`; also names the Redis keys
+    std::string table;
+    std::string id;
+    SqlFragment due;                          // required
+    std::vector<OrderTerm> order_by;          // optional
+    int batch = 1000;
+    Millis lease{60000};
+    std::int64_t max_backlog = 10000;
+    std::optional<Rate> rate;
+    std::optional<SqlFragment> on_success;    // may use :name placeholders
+    std::optional<SqlFragment> on_dead;       // no placeholders
+    RetryConfig retry;
+    Millis poll_min{50};    // first idle sleep
+    Millis poll_max{1000};  // idle sleeps double up to this
+    Millis reap_interval{1000};  // how often heartbeats of workers are checked
+    ColumnNames columns;
+};
+
+struct Config {
+    std::string file;  // where it was loaded from, for messages
+    MysqlConfig mysql;
+    RedisConfig redis;
+    std::string log_level = "info";
+    std::vector<QueueConfig> queues;  // in file order, at least one
+
+    const QueueConfig* find_queue(std::string_view name) const;
+};
+
+// Reads and validates a config file. ${VAR} in scalar values is replaced by the environment
+// variable VAR (an unset variable is an error; $$ is a literal $). Throws ConfigError.
+Config load_config(const std::string& path);
+// Same, from text; `file` is only used in messages.
+Config parse_config(const std::string& text, const std::string& file);
+
+}  // namespace rowpump

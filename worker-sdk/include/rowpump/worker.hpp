@@ -1,0 +1,121 @@
+#pragma once
+
+// The rowpump worker SDK: take tasks from a queue's ready list, run a handler, report the
+// outcome. See README.md ("Writing a worker") and examples/.
+//
+//   rowpump::WorkerOptions options;
+//   options.queue = "user_block_check";
+//   options.threads = 8;
+//   rowpump::Worker worker(options);
+//   worker.run([](const rowpump::Task& task) {
+//       return rowpump::Outcome::success({{"status", "1"}});
+//   });
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace rowpump {
+
+using std::chrono::milliseconds;
+
+// A fatal error: bad options, unknown queue, a Redis reply that makes no sense.
+class Error : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct RedisAddress {
+    std::string host = "127.0.0.1";
+    int port = 6379;
+    std::string user;      // ACL user; empty for the default user
+    std::string password;  // empty: no AUTH
+    milliseconds connect_timeout{2000};
+};
+
+struct WorkerOptions {
+    RedisAddress redis;
+    std::string queue;               // required; must match a queue in the dispatcher's config
+    int threads = 1;                 // concurrent handler threads in run()
+    milliseconds heartbeat_ttl{10000};  // the dispatcher takes tasks back this long after we die
+    milliseconds heartbeat_interval{0};  // 0: heartbeat_ttl / 3
+    milliseconds fetch_timeout{1000};    // longest block in one fetch inside run()
+    milliseconds queue_wait{30000};      // how long to wait for the dispatcher to announce the queue
+    std::string worker_id;               // empty: <hostname>-<pid>-<random>
+};
+
+// One task: the row id and the claim it came with.
+struct Task {
+    std::string id;
+    std::string token;  // the claim token; opaque
+    int attempt = 1;    // 1 on the first try, 2 on the first retry, ...
+    std::string message;  // the ready message as found in Redis
+};
+
+class Outcome {
+public:
+    enum class Kind { success, retry, fail };
+
+    // Done. `values` fill the queue's on_success placeholders (":status" <- {"status", "1"});
+    // only names the queue declares are accepted.
+    static Outcome success(std::map<std::string, std::string> values = {});
+    // Try again later: after `delay` if given, else after the queue's backoff.
+    static Outcome retry(std::string reason, std::optional<milliseconds> delay = std::nullopt);
+    // Give up: the row is dead, listed by `rowpump dead`, revived by `rowpump retry`.
+    static Outcome fail(std::string reason);
+
+    Kind kind() const { return kind_; }
+    const std::map<std::string, std::string>& values() const { return values_; }
+    const std::string& reason() const { return reason_; }
+    std::optional<milliseconds> delay() const { return delay_; }
+
+private:
+    Kind kind_ = Kind::success;
+    std::map<std::string, std::string> values_;
+    std::string reason_;
+    std::optional<milliseconds> delay_;
+};
+
+// A handler may also throw: an exception counts as Outcome::retry(e.what()).
+using Handler = std::function<Outcome(const Task&)>;
+
+class Worker {
+public:
+    // Validates options (throws Error); connects lazily.
+    explicit Worker(WorkerOptions options);
+    ~Worker();
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
+
+    // Runs `handler` on options.threads threads until stop(), then drains: no new fetches,
+    // tasks in hand finish and are reported. Survives Redis outages (waits and reconnects).
+    // Throws Error if the queue is unknown.
+    void run(const Handler& handler);
+
+    // Asks run() to drain and return. Safe from any thread; only stores to an atomic flag,
+    // so it may be called from a signal handler.
+    void stop() noexcept;
+    bool stopping() const noexcept;
+
+    // Lower level: for callers who run their own loop. fetch/complete/extend are safe to call
+    // from several threads at once. A heartbeat runs from the first fetch until the
+    // Worker is destroyed.
+    std::optional<Task> fetch(milliseconds timeout);
+    // Reports the outcome; returns false if the task had been taken back from this worker
+    // (its heartbeat lapsed) and the outcome was discarded. Throws Error when the outcome
+    // names a value the queue does not declare.
+    bool complete(const Task& task, const Outcome& outcome);
+    // Keeps the claim for `lease` from now, for tasks that run longer than the queue's lease.
+    void extend(const Task& task, milliseconds lease);
+
+    const std::string& worker_id() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rowpump

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages needed to build rowpump, run its tests and run the demo.
+# Idempotent: when everything is installed it only asks dpkg and returns.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+packages=(
+    # build
+    build-essential cmake pkg-config g++
+    # libraries: MySQL connector (its headers need Boost), hiredis, logging, config, tests, CLI
+    libmysqlcppconn-dev libboost-dev libhiredis-dev libspdlog-dev libyaml-cpp-dev catch2 libcli11-dev
+    # servers for the integration tests and the demo, their clients, and ps/pgrep
+    mariadb-server mariadb-client redis-server redis-tools procps
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+    [[ $status == installed ]] || missing+=("$pkg")
+done
+((${#missing[@]})) || exit 0
+
+sudo=()
+if ((EUID != 0)); then
+    command -v sudo >/dev/null || die "not root and no sudo: install as root: ${missing[*]}"
+    sudo=(sudo)
+fi
+
+log "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+
+# Keep the packaged MariaDB and Redis services from starting: rowpump's scripts and tests run
+# servers of their own on other ports, and two idle daemons would only cost memory.
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e $policy ]]; then
+    trap '"${sudo[@]}" rm -f "$policy"' EXIT
+    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+    "${sudo[@]}" chmod 755 "$policy"
+fi
+
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+log "done"

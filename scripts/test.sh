@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# THE test command: installs what is missing, builds, runs every test.
+#   scripts/test.sh [--sanitize] [CTEST_ARG...]
+# --sanitize builds and tests build-asan/ (AddressSanitizer + UBSan). Extra arguments go to
+# ctest, e.g. `scripts/test.sh -L unit` or `scripts/test.sh -R 'integration: .*lease'`.
+# Integration tests start servers of their own on their own ports, so ctest runs two at once.
+# Exits with ctest's status; ctest's summary is the last thing printed.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+build_args=()
+build_dir=$ROWPUMP_ROOT/build
+if [[ ${1:-} == --sanitize ]]; then
+    shift
+    build_args=(--sanitize)
+    build_dir=$ROWPUMP_ROOT/build-asan
+    # UBSan reports (fatal: -fno-sanitize-recover) come with a stack, also from child processes.
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+fi
+
+"$ROWPUMP_ROOT/scripts/install-deps.sh"
+"$ROWPUMP_ROOT/scripts/build.sh" "${build_args[@]}"
+exec ctest --test-dir "$build_dir" --output-on-failure -j2 "$@"

@@ -12,6 +12,7 @@
 //   });
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +27,12 @@ using std::chrono::milliseconds;
 // A fatal error: bad options, unknown queue, a Redis reply that makes no sense.
 class Error : public std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+
+// Redis could not be reached or failed a command, thrown by the lower-level calls (fetch,
+// complete, extend) only; the next call reconnects. run() never throws it: it waits and retries.
+class ConnectionError : public Error {
+    using Error::Error;
 };
 
 struct RedisAddress {
@@ -45,6 +52,9 @@ struct WorkerOptions {
     milliseconds fetch_timeout{1000};    // longest block in one fetch inside run()
     milliseconds queue_wait{30000};      // how long to wait for the dispatcher to announce the queue
     std::string worker_id;               // empty: <hostname>-<pid>-<random>
+    // Receives one line for each problem the worker survives (Redis unavailable, a malformed
+    // message set aside, a report that came too late). Empty: the line goes to stderr.
+    std::function<void(const std::string&)> log;
 };
 
 // One task: the row id and the claim it came with.
@@ -112,6 +122,8 @@ public:
     void extend(const Task& task, milliseconds lease);
 
     const std::string& worker_id() const;
+    // Malformed ready messages found by fetch and moved to the queue's bad list.
+    std::uint64_t bad_messages() const noexcept;
 
 private:
     struct Impl;

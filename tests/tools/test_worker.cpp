@@ -1,0 +1,164 @@
+// rowpump_test_worker: an SDK worker whose behaviour integration tests choose by flags.
+//
+//   --redis-host H --redis-port P --queue Q --threads N --worker-id ID
+//   --heartbeat-ttl-ms MS --queue-wait-ms MS --fetch-timeout-ms MS
+//   --work-ms MS                 sleep this long in each task
+//   --fail-mode none|retry|fail|throw   what the handler does (none: success)
+//   --retry-delay-ms MS          with --fail-mode retry: the delay it asks for
+//   --value NAME=VALUE           sent with success (repeatable)
+//   --log FILE                   one line "<id> <token> <attempt>" per handled task
+//   --max-tasks N                stop after N handled tasks
+//
+// Prints "worker_id=<id>" on stdout once started. SIGTERM/SIGINT: drain and exit 0.
+// Exit 1: the worker failed (unknown queue, ...); exit 2: bad flags.
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "rowpump/worker.hpp"
+
+namespace {
+
+using std::chrono::milliseconds;
+
+struct Args {
+    rowpump::WorkerOptions options;
+    milliseconds work{0};
+    std::string fail_mode = "none";
+    std::optional<milliseconds> retry_delay;
+    std::map<std::string, std::string> values;
+    std::string log_path;
+    long max_tasks = 0;
+};
+
+void apply_flag(Args& a, const std::string& flag, const std::string& value) {
+    auto ms = [&] { return milliseconds(std::stol(value)); };
+    if (flag == "--redis-host") a.options.redis.host = value;
+    else if (flag == "--redis-port") a.options.redis.port = std::stoi(value);
+    else if (flag == "--queue") a.options.queue = value;
+    else if (flag == "--threads") a.options.threads = std::stoi(value);
+    else if (flag == "--worker-id") a.options.worker_id = value;
+    else if (flag == "--heartbeat-ttl-ms") a.options.heartbeat_ttl = ms();
+    else if (flag == "--queue-wait-ms") a.options.queue_wait = ms();
+    else if (flag == "--fetch-timeout-ms") a.options.fetch_timeout = ms();
+    else if (flag == "--work-ms") a.work = ms();
+    else if (flag == "--retry-delay-ms") a.retry_delay = ms();
+    else if (flag == "--log") a.log_path = value;
+    else if (flag == "--max-tasks") a.max_tasks = std::stol(value);
+    else if (flag == "--fail-mode") {
+        if (value != "none" && value != "retry" && value != "fail" && value != "throw") {
+            throw std::invalid_argument("--fail-mode takes none, retry, fail or throw");
+        }
+        a.fail_mode = value;
+    } else if (flag == "--value") {
+        auto eq = value.find('=');
+        if (eq == std::string::npos) throw std::invalid_argument("--value takes NAME=VALUE");
+        a.values[value.substr(0, eq)] = value.substr(eq + 1);
+    } else {
+        throw std::invalid_argument("unknown flag " + flag);
+    }
+}
+
+Args parse_args(int argc, char** argv) {
+    Args a;
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 >= argc) throw std::invalid_argument(std::string("missing value after ") + argv[i]);
+        apply_flag(a, argv[i], argv[i + 1]);
+    }
+    return a;
+}
+
+// One write() per line with O_APPEND: lines from several threads (and from a worker killed
+// with SIGKILL) never interleave or get lost in a buffer.
+class TaskLog {
+public:
+    explicit TaskLog(const std::string& path) {
+        if (path.empty()) return;
+        fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd_ < 0) throw std::runtime_error("cannot open " + path);
+    }
+    ~TaskLog() {
+        if (fd_ >= 0) close(fd_);
+    }
+    void record(const rowpump::Task& task) const {
+        if (fd_ < 0) return;
+        std::string line = task.id + " " + task.token + " " + std::to_string(task.attempt) + "\n";
+        if (write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+            throw std::runtime_error("cannot write the task log");
+        }
+    }
+
+private:
+    int fd_ = -1;
+};
+
+rowpump::Outcome outcome_for(const Args& a, const rowpump::Task& task) {
+    if (a.fail_mode == "retry") return rowpump::Outcome::retry("test worker: retry requested", a.retry_delay);
+    if (a.fail_mode == "fail") return rowpump::Outcome::fail("test worker: fail requested");
+    if (a.fail_mode == "throw") throw std::runtime_error("test worker: handler threw for " + task.id);
+    return rowpump::Outcome::success(a.values);
+}
+
+int run(const Args& a) {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    TaskLog task_log(a.log_path);
+    rowpump::Worker worker(a.options);
+    std::printf("worker_id=%s\n", worker.worker_id().c_str());
+    std::fflush(stdout);
+
+    std::atomic<long> handled{0};
+    int exit_code = 0;
+    std::thread runner([&] {
+        try {
+            worker.run([&](const rowpump::Task& task) {
+                if (a.work.count() > 0) std::this_thread::sleep_for(a.work);
+                task_log.record(task);
+                if (a.max_tasks > 0 && ++handled >= a.max_tasks) worker.stop();
+                return outcome_for(a, task);
+            });
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "rowpump_test_worker: %s\n", e.what());
+            exit_code = 1;
+        }
+        kill(getpid(), SIGTERM);  // wake the main thread when run() ends on its own
+    });
+    int signal = 0;
+    sigwait(&signals, &signal);
+    worker.stop();
+    runner.join();
+    return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Args args;
+    try {
+        args = parse_args(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "rowpump_test_worker: %s\n", e.what());
+        return 2;
+    }
+    try {
+        return run(args);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "rowpump_test_worker: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,89 @@
+// A worker for the "user_block_check" queue: re-checks whether a user is blocked and
+// reports the status the dispatcher writes back with `status = :status`.
+//
+//   rowpump_example_user_block_worker --redis-port 6379 --threads 8
+//
+// SIGINT or SIGTERM: stop taking tasks, finish the ones in hand, exit.
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "rowpump/worker.hpp"
+
+namespace {
+
+// Stands in for the real check (an API call, a rule engine, ...).
+int check_user(long long user_id) { return user_id % 7 == 0 ? 2 : 1; }  // 2 blocked, 1 fine
+
+struct Args {
+    rowpump::WorkerOptions options;
+    int work_ms = 0;
+};
+
+Args parse_args(int argc, char** argv) {
+    Args args;
+    args.options.queue = "user_block_check";
+    if (const char* password = std::getenv("ROWPUMP_REDIS_PASSWORD")) {
+        args.options.redis.password = password;
+    }
+    for (int i = 1; i < argc; ++i) {
+        std::string flag = argv[i];
+        if (i + 1 >= argc) throw std::runtime_error("missing value after " + flag);
+        std::string value = argv[++i];
+        if (flag == "--redis-host") args.options.redis.host = value;
+        else if (flag == "--redis-port") args.options.redis.port = std::stoi(value);
+        else if (flag == "--redis-password") args.options.redis.password = value;
+        else if (flag == "--queue") args.options.queue = value;
+        else if (flag == "--threads") args.options.threads = std::stoi(value);
+        else if (flag == "--work-ms") args.work_ms = std::stoi(value);
+        else throw std::runtime_error("unknown flag " + flag);
+    }
+    return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    Args args = parse_args(argc, argv);
+
+    // Block the stop signals before any thread starts; this thread alone waits for them.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    rowpump::Worker worker(args.options);
+    int exit_code = 0;
+    std::thread runner([&] {
+        try {
+            worker.run([&](const rowpump::Task& task) {
+                if (args.work_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(args.work_ms));
+                // A non-numeric id throws: the SDK reports that as a retry with the message.
+                int status = check_user(std::stoll(task.id));
+                return rowpump::Outcome::success({{"status", std::to_string(status)}});
+            });
+        } catch (const std::exception& e) {  // bad options or an unknown queue
+            std::cerr << "user_block_worker: " << e.what() << "\n";
+            exit_code = 1;
+        }
+        kill(getpid(), SIGTERM);  // run() may return on its own: wake the main thread
+    });
+
+    int signal = 0;
+    sigwait(&signals, &signal);
+    worker.stop();
+    runner.join();
+    return exit_code;
+} catch (const std::exception& e) {
+    std::cerr << "user_block_worker: " << e.what() << "\n";
+    return 2;
+}

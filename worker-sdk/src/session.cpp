@@ -1,0 +1,66 @@
+#include "session.hpp"
+
+#include <string_view>
+#include <utility>
+
+namespace rowpump::details {
+
+redis::Connection& Session::connection(milliseconds min_timeout) {
+    if (connection_ && connection_->broken()) connection_.reset();
+    if (!connection_) {
+        connection_.emplace(redis::Connection::connect(options_));
+        timeout_ = options_.command_timeout;
+    }
+    // The timeout only ever grows: one setsockopt per connection, not one per command.
+    if (min_timeout > timeout_) {
+        connection_->set_timeout(min_timeout);
+        timeout_ = min_timeout;
+    }
+    return *connection_;
+}
+
+template <class F>
+auto Session::guarded(milliseconds min_timeout, F&& f) {
+    try {
+        return f(connection(min_timeout));
+    } catch (const redis::IoError&) {
+        connection_.reset();
+        throw;
+    }
+}
+
+redis::Reply Session::command(const std::vector<std::string>& args) {
+    return guarded(milliseconds{0}, [&](redis::Connection& c) { return c.command(args); });
+}
+
+redis::Reply Session::blocking_command(const std::vector<std::string>& args, milliseconds block) {
+    return guarded(block + options_.command_timeout,
+                   [&](redis::Connection& c) { return c.command(args); });
+}
+
+std::vector<redis::Reply> Session::pipeline(const std::vector<std::vector<std::string>>& commands) {
+    return guarded(milliseconds{0}, [&](redis::Connection& c) {
+        for (const auto& args : commands) c.append(args);
+        return c.read_replies(commands.size());
+    });
+}
+
+redis::Reply Session::eval(const Script& script, const std::vector<std::string>& keys,
+                           const std::vector<std::string>& args) {
+    auto make = [&](const char* verb, const std::string& what) {
+        std::vector<std::string> argv{verb, what, std::to_string(keys.size())};
+        argv.insert(argv.end(), keys.begin(), keys.end());
+        argv.insert(argv.end(), args.begin(), args.end());
+        return argv;
+    };
+    if (!script.sha.empty()) {
+        try {
+            return command(make("EVALSHA", script.sha));
+        } catch (const redis::ReplyError& e) {
+            if (std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
+        }
+    }
+    return command(make("EVAL", script.body));
+}
+
+}  // namespace rowpump::details

@@ -1,0 +1,66 @@
+#pragma once
+
+// One thread's Redis connection for the worker SDK: connects lazily, reconnects after a
+// failure, and runs Lua scripts by their SHA1.
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rowpump/common/redis.hpp"
+
+namespace rowpump::details {
+
+using std::chrono::milliseconds;
+
+// Waits between attempts while Redis is away: 100 ms doubling to 2 s.
+class Backoff {
+public:
+    milliseconds next() {
+        auto d = next_;
+        next_ = std::min(next_ * 2, kMax);
+        return d;
+    }
+    void reset() { next_ = kMin; }
+
+private:
+    static constexpr milliseconds kMin{100};
+    static constexpr milliseconds kMax{2000};
+    milliseconds next_ = kMin;
+};
+
+// A Lua script with the SHA1 that SCRIPT LOAD gave for it.
+struct Script {
+    const char* body = nullptr;
+    std::string sha;
+};
+
+class Session {
+public:
+    explicit Session(redis::Options options) : options_(std::move(options)) {}
+
+    // Any of these throws redis::IoError (and forgets the connection, so the next call
+    // reconnects) or redis::ReplyError (the connection stays usable).
+    redis::Reply command(const std::vector<std::string>& args);
+    // For blocking commands: makes sure the socket timeout exceeds the command's own.
+    redis::Reply blocking_command(const std::vector<std::string>& args, milliseconds block);
+    std::vector<redis::Reply> pipeline(const std::vector<std::vector<std::string>>& commands);
+    // EVALSHA, falling back to EVAL (which caches the script again) after a Redis restart.
+    redis::Reply eval(const Script& script, const std::vector<std::string>& keys,
+                      const std::vector<std::string>& args);
+
+    void reset() { connection_.reset(); }
+
+private:
+    redis::Connection& connection(milliseconds min_timeout);
+    template <class F>
+    auto guarded(milliseconds min_timeout, F&& f);
+
+    redis::Options options_;
+    std::optional<redis::Connection> connection_;
+    milliseconds timeout_{0};
+};
+
+}  // namespace rowpump::details

@@ -1,0 +1,45 @@
+# cmake -DBUILD_DIR=.. -DCONSUMER_DIR=.. -DWORK_DIR=.. [-DGENERATOR=..] [-DCXX=..] [-DFLAGS=..] -P run_package_test.cmake
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${WORK_DIR})
+
+run_step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component worker)
+
+# The public headers must stand alone: no hiredis (pimpl) and nothing from common/.
+file(GLOB_RECURSE headers ${prefix}/include/*)
+foreach(header IN LISTS headers)
+  file(READ ${header} text)
+  if(text MATCHES "hiredis|redisContext|rowpump/common")
+    message(FATAL_ERROR "installed header ${header} exposes an internal dependency")
+  endif()
+endforeach()
+if(NOT headers MATCHES "rowpump/worker.hpp")
+  message(FATAL_ERROR "rowpump/worker.hpp was not installed: ${headers}")
+endif()
+
+set(configure ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+if(GENERATOR)
+  list(APPEND configure -G ${GENERATOR})
+endif()
+if(CXX)
+  list(APPEND configure -DCMAKE_CXX_COMPILER=${CXX})
+endif()
+if(FLAGS)
+  list(APPEND configure -DCMAKE_CXX_FLAGS=${FLAGS} -DCMAKE_EXE_LINKER_FLAGS=${FLAGS})
+endif()
+run_step("configure the consumer" ${configure})
+run_step("build the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run_step("run the consumer" ${WORK_DIR}/build/rowpump_package_consumer)
+if(NOT step_output MATCHES "worker_id=package-test ok")
+  message(FATAL_ERROR "unexpected output from the consumer: ${step_output}")
+endif()
+message(STATUS "consumer says: ${step_output}")

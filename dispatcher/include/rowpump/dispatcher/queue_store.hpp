@@ -1,0 +1,85 @@
+#pragma once
+
+// The MySQL side of one queue: claims, and outcomes applied in batches. One connection,
+// used by one thread. Any sql::SQLException leaves the store unusable: drop it and open a
+// new one, which reconnects, re-applies session settings and re-prepares.
+
+#include <cstdint>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rowpump/common/protocol.hpp"
+#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/queue_sql.hpp"
+
+namespace sql {
+class Connection;
+class PreparedStatement;
+}  // namespace sql
+
+namespace rowpump {
+
+struct ClaimedRow {
+    std::string id;
+    std::string token;
+};
+
+struct Claim {
+    std::string prefix;  // "<16 hex>-": the start of every token of this batch
+    std::vector<ClaimedRow> rows;
+};
+
+struct AppliedCounts {
+    std::int64_t completed = 0;
+    std::int64_t retried = 0;
+    std::int64_t dead = 0;
+    std::int64_t extended = 0;
+    std::int64_t stale = 0;  // token no longer matched: the claim had expired or was taken back
+};
+
+class QueueStore {
+public:
+    static std::unique_ptr<QueueStore> open(const Config& config, const QueueConfig& queue);
+    ~QueueStore();
+
+    // Takes the queue's leader lock (GET_LOCK, held as long as this connection lives).
+    // Returns false while another dispatcher holds it.
+    [[nodiscard]] bool try_lead();
+
+    // Claims up to `limit` rows: one UPDATE stamping tokens and leases, one SELECT by token.
+    // With order_by, claims sweep forward from where the last one ended, so that the rows
+    // still leased at the head of the order are not scanned again by every claim; a sweep
+    // starts over when it runs out of due rows, and at least every second, so rows that
+    // became due behind the cursor (expired leases, retries) wait at most that long.
+    [[nodiscard]] Claim claim(std::int64_t limit);
+    // Clears a batch's claims again, for a batch that could not be pushed.
+    std::int64_t release(const Claim& claim);
+
+    // Applies outcomes in one transaction, a few statements per batch. Outcomes must be
+    // valid for the queue (see check_values). Retries and failures use the token's attempt.
+    AppliedCounts apply(const std::vector<protocol::Done>& outcomes);
+
+private:
+    QueueStore(const Config& config, const QueueConfig& queue);
+    std::int64_t update_joined(std::string (QueueSql::*sql)(std::size_t) const,
+                               const std::vector<std::vector<std::string>>& rows);
+
+    const Config& config_;
+    const QueueConfig& queue_;
+    QueueSql sql_;
+    std::unique_ptr<sql::Connection> conn_;
+    std::unique_ptr<sql::PreparedStatement> claim_, claim_from_, read_back_, release_;
+    std::mt19937_64 random_;
+    std::optional<std::string> cursor_;  // first order_by column of the last row claimed
+    std::chrono::steady_clock::time_point sweep_started_{};
+};
+
+// "" if the outcome's named values fit the queue's on_success placeholders exactly, else
+// what is wrong ("undeclared value 'x' (queue declares: status)").
+std::string check_values(const protocol::Done& done, const std::vector<std::string>& declared);
+
+}  // namespace rowpump

@@ -1,0 +1,132 @@
+#include <cppconn/exception.h>
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
+
+#include <memory>
+#include <ostream>
+#include <set>
+
+#include "rowpump/common/redis.hpp"
+#include "rowpump/dispatcher/commands.hpp"
+#include "rowpump/dispatcher/mysql_session.hpp"
+#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/dispatcher/redis_queue.hpp"
+
+namespace rowpump {
+
+namespace {
+
+std::set<std::string> table_columns(sql::Connection& conn, const std::string& database, const std::string& table) {
+    std::unique_ptr<sql::PreparedStatement> stmt(conn.prepareStatement(
+        "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"));
+    stmt->setString(1, database);
+    stmt->setString(2, table);
+    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
+    std::set<std::string> columns;
+    while (rs->next()) columns.insert(rs->getString(1));
+    return columns;
+}
+
+bool has_leading_index(sql::Connection& conn, const std::string& database, const std::string& table,
+                       const std::string& column) {
+    std::unique_ptr<sql::PreparedStatement> stmt(conn.prepareStatement(
+        "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+        "AND COLUMN_NAME = ? AND SEQ_IN_INDEX = 1"));
+    stmt->setString(1, database);
+    stmt->setString(2, table);
+    stmt->setString(3, column);
+    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
+    return rs->next() && rs->getInt64(1) > 0;
+}
+
+// Problems with one queue's table, or "" if none.
+std::string check_table(sql::Connection& conn, const Config& config, const QueueConfig& queue) {
+    const auto columns = table_columns(conn, config.mysql.database, queue.table);
+    if (columns.empty()) return "table '" + queue.table + "' does not exist in database '" + config.mysql.database + "'";
+    std::string problems;
+    const auto& c = queue.columns;
+    for (const auto& name : {queue.id, c.token, c.lease, c.attempts, c.error, c.dead}) {
+        if (columns.count(name) == 0) problems += "column '" + name + "' is missing; ";
+    }
+    if (columns.count(c.token) && !has_leading_index(conn, config.mysql.database, queue.table, c.token)) {
+        problems += "no index starts with the token column '" + c.token + "'; ";
+    }
+    if (!problems.empty()) problems += "run `rowpump migrate -c " + config.file + " --apply`";
+    return problems;
+}
+
+// A warning when the claimable-row scan reads the whole table, or "".
+std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueConfig& queue) {
+    std::unique_ptr<sql::Statement> stmt(conn.createStatement());
+    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery(sql.explain_due()));
+    while (rs->next()) {
+        if (rs->getString("type") == "ALL") {
+            return "the due scan reads the whole table (EXPLAIN: type ALL over ~" + rs->getString("rows") +
+                   " rows); add an index that serves the due condition" +
+                   (queue.order_by.empty() ? std::string() : " and order_by");
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+int command_check(const Config& config, bool strict, std::ostream& out, std::ostream& err) {
+    out << "config " << config.file << ": ok (" << config.queues.size() << " queue(s))\n";
+    int problems = 0, warnings = 0;
+    try {
+        redis::Connection::connect(redis_options(config.redis)).command({"PING"});
+        out << "redis " << config.redis.host << ":" << config.redis.port << ": ok\n";
+    } catch (const std::exception& e) {
+        err << "redis " << config.redis.host << ":" << config.redis.port << ": " << e.what() << "\n";
+        ++problems;
+    }
+    try {
+        auto conn = connect_mysql(config.mysql);
+        out << "mysql " << config.mysql.host << ":" << config.mysql.port << "/" << config.mysql.database << ": ok\n";
+        for (const auto& queue : config.queues) {
+            const QueueSql sql(queue);
+            if (auto problem = check_table(*conn, config, queue); !problem.empty()) {
+                err << "queue " << queue.name << ": " << problem << "\n";
+                ++problems;
+                continue;
+            }
+            std::unique_ptr<sql::PreparedStatement> claim(conn->prepareStatement(sql.claim()));
+            out << "queue " << queue.name << ": ok; claim statement:\n" << sql.claim() << ";\n" << sql.read_back()
+                << ";\n";
+            if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
+                err << "queue " << queue.name << ": warning: " << warning << "\n";
+                ++warnings;
+            }
+        }
+    } catch (const sql::SQLException& e) {
+        err << "mysql " << config.mysql.host << ":" << config.mysql.port << ": " << describe(e) << "\n";
+        ++problems;
+    }
+    return problems > 0 || (strict && warnings > 0) ? 1 : 0;
+}
+
+int command_migrate(const Config& config, bool apply, std::ostream& out, std::ostream& err) {
+    try {
+        std::unique_ptr<sql::Connection> conn;
+        if (apply) conn = connect_mysql(config.mysql);
+        for (const auto& queue : config.queues) {
+            for (const auto& statement : QueueSql(queue).migrate()) {
+                out << "-- queue " << queue.name << "\n" << statement << ";\n";
+                if (conn) {
+                    std::unique_ptr<sql::Statement> stmt(conn->createStatement());
+                    stmt->execute(statement);
+                    out << "-- applied\n";
+                }
+            }
+        }
+    } catch (const sql::SQLException& e) {
+        err << "mysql: " << describe(e) << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace rowpump

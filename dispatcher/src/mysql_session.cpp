@@ -1,0 +1,60 @@
+#include "rowpump/dispatcher/mysql_session.hpp"
+
+#include <cppconn/exception.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
+#include <mysql_driver.h>
+
+#include <algorithm>
+
+namespace rowpump {
+
+MysqlThread::MysqlThread() { sql::mysql::get_mysql_driver_instance()->threadInit(); }
+MysqlThread::~MysqlThread() { sql::mysql::get_mysql_driver_instance()->threadEnd(); }
+
+std::unique_ptr<sql::Connection> connect_mysql(const MysqlConfig& config) {
+    const int connect_seconds =
+        std::max<int>(1, static_cast<int>((config.connect_timeout.count() + 999) / 1000));
+    sql::ConnectOptionsMap options;
+    options["hostName"] = sql::SQLString("tcp://" + config.host + ":" + std::to_string(config.port));
+    options["userName"] = sql::SQLString(config.user);
+    options["password"] = sql::SQLString(config.password);
+    options["schema"] = sql::SQLString(config.database);
+    options["OPT_CONNECT_TIMEOUT"] = connect_seconds;
+    // A hung server must not hang a queue forever; no statement of ours runs this long.
+    options["OPT_READ_TIMEOUT"] = 120;
+    options["OPT_WRITE_TIMEOUT"] = 120;
+    options["OPT_RECONNECT"] = false;
+    options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+
+    std::unique_ptr<sql::Connection> conn(sql::mysql::get_mysql_driver_instance()->connect(options));
+    conn->setAutoCommit(true);
+    std::unique_ptr<sql::Statement> stmt(conn->createStatement());
+    stmt->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    // Claims and outcome batches touch disjoint rows; waiting long on a lock means something
+    // else holds rows, and it is better to fail the batch and try again.
+    stmt->execute("SET SESSION innodb_lock_wait_timeout = 10");
+    return conn;
+}
+
+bool is_connection_error(const sql::SQLException& e) {
+    switch (e.getErrorCode()) {
+        case 1053:  // server shutdown in progress
+        case 1927:  // connection was killed
+        case 2002:  // can't connect through socket
+        case 2003:  // can't connect to server
+        case 2006:  // server has gone away
+        case 2013:  // lost connection during query
+        case 2055:  // lost connection (system error)
+            return true;
+        default:
+            // The connector reports some transport failures without a code.
+            return e.getErrorCode() == 0;
+    }
+}
+
+std::string describe(const sql::SQLException& e) {
+    return "MySQL error " + std::to_string(e.getErrorCode()) + " (" + e.getSQLState() + "): " + e.what();
+}
+
+}  // namespace rowpump

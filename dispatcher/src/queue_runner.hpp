@@ -1,0 +1,51 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "rowpump/common/protocol.hpp"
+#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/queue_store.hpp"
+#include "rowpump/dispatcher/redis_queue.hpp"
+
+namespace rowpump {
+
+// One queue's loop (DESIGN.md, "The dispatch cycle"): capacity, claim, push, apply
+// outcomes, take back dead workers' tasks, sleep.
+class QueueRunner {
+public:
+    QueueRunner(const Config& config, const QueueConfig& queue, const std::atomic<bool>& stopping,
+                std::mutex& mutex, std::condition_variable& wake);
+    void run();
+
+private:
+    bool connect();         // false while not connected or not the leader
+    Millis cycle();         // one round; returns how long to sleep
+    std::int64_t dispatch(TimePoint now, std::int64_t capacity);
+    std::int64_t apply_done();
+    void reap();
+    void apply_reaped();
+    void sleep_for(Millis pause);
+
+    const Config& config_;
+    const QueueConfig& queue_;
+    const std::atomic<bool>& stopping_;
+    std::mutex& mutex_;
+    std::condition_variable& wake_;
+
+    std::unique_ptr<QueueStore> store_;
+    std::optional<RedisQueue> redis_;
+    bool leader_ = false;
+    RateLimiter limiter_;
+    Backoff idle_;
+    Backoff reconnect_;
+    TimePoint next_reap_{};
+    std::vector<protocol::Done> reaped_;  // taken back from dead workers, not yet applied
+};
+
+}  // namespace rowpump

@@ -1,0 +1,191 @@
+#include "rowpump/dispatcher/queue_store.hpp"
+
+#include <cppconn/exception.h>
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "rowpump/dispatcher/mysql_session.hpp"
+#include "rowpump/dispatcher/pacing.hpp"
+
+namespace rowpump {
+
+namespace {
+
+// Rows per outcome statement; keeps the parameter count far below MySQL's limit.
+constexpr std::size_t kRowsPerStatement = 500;
+constexpr std::size_t kMaxErrorBytes = 1000;
+constexpr std::chrono::seconds kSweepRestart{1};
+
+std::string micros(Millis d) { return std::to_string(d.count() * 1000); }
+
+// Fits the error column; never cuts a UTF-8 sequence in half.
+std::string clip_error(const std::string& text) {
+    if (text.size() <= kMaxErrorBytes) return text;
+    std::size_t cut = kMaxErrorBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return text.substr(0, cut) + "...";
+}
+
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string check_values(const protocol::Done& done, const std::vector<std::string>& declared) {
+    for (const auto& [name, value] : done.values) {
+        if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
+            return "undeclared value '" + name + "' (queue declares: " + join(declared) + ")";
+        }
+    }
+    if (done.verb != protocol::Verb::ok) return "";
+    for (const auto& name : declared) {
+        auto has = [&](const auto& kv) { return kv.first == name; };
+        if (std::none_of(done.values.begin(), done.values.end(), has)) {
+            return "missing value '" + name + "' (on_success uses :" + name + ")";
+        }
+    }
+    return "";
+}
+
+QueueStore::QueueStore(const Config& config, const QueueConfig& queue)
+    : config_(config), queue_(queue), sql_(queue), random_(std::random_device{}()) {}
+
+QueueStore::~QueueStore() = default;
+
+std::unique_ptr<QueueStore> QueueStore::open(const Config& config, const QueueConfig& queue) {
+    std::unique_ptr<QueueStore> store(new QueueStore(config, queue));
+    store->conn_ = connect_mysql(config.mysql);
+    store->claim_.reset(store->conn_->prepareStatement(store->sql_.claim()));
+    if (!store->sql_.claim_from().empty()) {
+        store->claim_from_.reset(store->conn_->prepareStatement(store->sql_.claim_from()));
+    }
+    store->read_back_.reset(store->conn_->prepareStatement(store->sql_.read_back()));
+    store->release_.reset(store->conn_->prepareStatement(store->sql_.release()));
+    return store;
+}
+
+bool QueueStore::try_lead() {
+    std::unique_ptr<sql::PreparedStatement> lock(
+        conn_->prepareStatement("SELECT GET_LOCK(CONCAT('rowpump:', SHA1(?)), 0)"));
+    lock->setString(1, config_.mysql.database + "/" + queue_.name);
+    std::unique_ptr<sql::ResultSet> rs(lock->executeQuery());
+    return rs->next() && !rs->isNull(1) && rs->getInt(1) == 1;
+}
+
+Claim QueueStore::claim(std::int64_t limit) {
+    const auto now = std::chrono::steady_clock::now();
+    if (cursor_ && now - sweep_started_ >= kSweepRestart) cursor_.reset();
+    char prefix[24];
+    std::snprintf(prefix, sizeof prefix, "%016llX-", static_cast<unsigned long long>(random_()));
+    Claim claim{prefix, {}};
+
+    sql::PreparedStatement& stmt = cursor_ ? *claim_from_ : *claim_;
+    unsigned index = 1;
+    stmt.setString(index++, claim.prefix);
+    stmt.setString(index++, micros(queue_.lease));
+    if (cursor_) stmt.setString(index++, *cursor_);
+    stmt.setInt64(index, limit);
+    const auto claimed = stmt.executeUpdate();
+    if (claimed < limit) cursor_.reset();  // the sweep reached the end: start over next time
+    if (claimed == 0) return claim;
+
+    // '.' sorts right after '-', so [prefix, prefix with '.') holds exactly this batch.
+    std::string upper = claim.prefix;
+    upper.back() = '.';
+    read_back_->setString(1, claim.prefix);
+    read_back_->setString(2, upper);
+    std::unique_ptr<sql::ResultSet> rs(read_back_->executeQuery());
+    claim.rows.reserve(rs->rowsCount());
+    std::optional<std::string> last;
+    while (rs->next()) {
+        claim.rows.push_back({rs->getString(1), rs->getString(2)});
+        if (claim_from_) last = rs->isNull(3) ? std::nullopt : std::optional<std::string>(rs->getString(3));
+    }
+    if (claim_from_ && claimed == limit && last) {
+        if (!cursor_) sweep_started_ = now;
+        cursor_ = std::move(last);
+    }
+    return claim;
+}
+
+std::int64_t QueueStore::release(const Claim& claim) {
+    std::string upper = claim.prefix;
+    upper.back() = '.';
+    release_->setString(1, claim.prefix);
+    release_->setString(2, upper);
+    return release_->executeUpdate();
+}
+
+std::int64_t QueueStore::update_joined(std::string (QueueSql::*sql)(std::size_t) const,
+                                       const std::vector<std::vector<std::string>>& rows) {
+    std::int64_t changed = 0;
+    for (std::size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
+        const std::size_t n = std::min(kRowsPerStatement, rows.size() - start);
+        std::unique_ptr<sql::PreparedStatement> stmt(conn_->prepareStatement((sql_.*sql)(n)));
+        unsigned index = 1;
+        for (std::size_t r = start; r < start + n; ++r) {
+            for (const auto& value : rows[r]) stmt->setString(index++, value);
+        }
+        changed += stmt->executeUpdate();
+    }
+    return changed;
+}
+
+AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
+    using protocol::Verb;
+    std::vector<std::vector<std::string>> success, retry, dead, extend;
+    std::uniform_real_distribution<double> jitter(0.0, 1.0);
+    for (const auto& done : outcomes) {
+        std::vector<std::string> row{done.task.token, done.task.id};
+        const int attempt = done.task.attempt;  // the token fences: attempts = attempt - 1
+        if (done.verb == Verb::ok) {
+            for (const auto& name : sql_.placeholders()) {
+                auto it = std::find_if(done.values.begin(), done.values.end(),
+                                       [&](const auto& kv) { return kv.first == name; });
+                row.push_back(it->second);
+            }
+            success.push_back(std::move(row));
+        } else if (done.verb == Verb::extend) {
+            row.push_back(micros(done.lease));
+            extend.push_back(std::move(row));
+        } else if (done.verb == Verb::fail || attempt >= queue_.retry.max_attempts) {
+            row.push_back(std::to_string(attempt));
+            row.push_back(clip_error(done.reason));
+            dead.push_back(std::move(row));
+        } else {
+            Millis delay = done.delay ? *done.delay : retry_backoff(queue_.retry, attempt, jitter(random_));
+            row.push_back(std::to_string(attempt));
+            row.push_back(clip_error(done.reason));
+            row.push_back(micros(delay));
+            retry.push_back(std::move(row));
+        }
+    }
+
+    std::unique_ptr<sql::Statement> tx(conn_->createStatement());
+    tx->execute("START TRANSACTION");
+    AppliedCounts counts;
+    try {
+        counts.extended = update_joined(&QueueSql::extend, extend);
+        counts.completed = update_joined(&QueueSql::success, success);
+        counts.retried = update_joined(&QueueSql::retry, retry);
+        counts.dead = update_joined(&QueueSql::dead, dead);
+        tx->execute("COMMIT");
+    } catch (const sql::SQLException& e) {
+        if (!is_connection_error(e)) tx->execute("ROLLBACK");
+        throw;
+    }
+    const auto applied = counts.completed + counts.retried + counts.dead;
+    counts.stale = static_cast<std::int64_t>(success.size() + retry.size() + dead.size()) - applied;
+    return counts;
+}
+
+}  // namespace rowpump
+

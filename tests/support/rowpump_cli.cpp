@@ -1,0 +1,43 @@
+#include "support/rowpump_cli.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include "support/temp_dir.hpp"
+
+namespace rowpump::test {
+
+RunResult rowpump_cli(std::vector<std::string> args, std::chrono::milliseconds timeout) {
+    args.insert(args.begin(), ROWPUMP_EXE);
+    return run_program(std::move(args), timeout);
+}
+
+void migrate_apply(const std::string& config) {
+    RunResult r = rowpump_cli({"migrate", "-c", config, "--apply"});
+    if (!r.status.success()) throw std::runtime_error("rowpump migrate --apply failed: " + r.describe());
+}
+
+namespace {
+
+SpawnOptions log_to(const std::string& path) {
+    SpawnOptions options;
+    options.stdout_path = path;
+    return options;
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(const std::string& config, std::string log_path)
+    : log_path_(std::move(log_path)),
+      process_({ROWPUMP_EXE, "--log-level", "debug", "run", "-c", config}, log_to(log_path_)) {}
+
+Dispatcher::~Dispatcher() {
+    if (current_test_failed()) {
+        std::cerr << "--- dispatcher log " << log_path_ << " (tail) ---\n" << log_tail() << "\n";
+    }
+}
+
+std::string Dispatcher::log() const { return read_file(log_path_); }
+std::string Dispatcher::log_tail(std::size_t lines) const { return file_tail(log_path_, lines); }
+
+}  // namespace rowpump::test

@@ -40,30 +40,6 @@ sql() {
         "$ROWPUMP_MYSQL_DATABASE" "$@"
 }
 
-write_config() {
-    cat >"$config" <<EOF
-# Written by scripts/demo.sh. The password comes from the environment (see env).
-mysql:
-  host: 127.0.0.1
-  port: $ROWPUMP_MYSQL_PORT
-  user: $ROWPUMP_MYSQL_USER
-  password: "\${ROWPUMP_MYSQL_PASSWORD}"
-  database: $ROWPUMP_MYSQL_DATABASE
-redis: { host: 127.0.0.1, port: $ROWPUMP_REDIS_PORT }
-log_level: info
-queues:
-  $queue:
-    table: user_block_status
-    id: user_id
-    due: "updated_time < NOW(3) - INTERVAL 10 SECOND"
-    order_by: updated_time
-    batch: 1000
-    lease: 60s
-    max_backlog: 20000
-    on_success: "status = :status, updated_time = NOW(3)"
-EOF
-}
-
 # Stops what was started, in order: workers (they finish and report what they hold), then the
 # dispatcher (it applies what was reported), then the servers. Runs once, on any exit.
 cleanup() {
@@ -125,7 +101,8 @@ set +a
 
 step "Creating user_block_status with $rows users, all due"
 sql --init-command="SET @rows = $rows" <"$ROWPUMP_ROOT/deploy/seed.sql"
-write_config
+# A copy keeps the run directory self-contained: config, env and logs side by side.
+cp "$ROWPUMP_ROOT/deploy/demo.yaml" "$config"
 
 step "rowpump migrate --apply (adds the bookkeeping columns)"
 "$rowpump" migrate -c "$config" --apply

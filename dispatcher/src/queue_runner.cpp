@@ -152,7 +152,10 @@ std::int64_t QueueRunner::apply_done() {
         if (bad.empty()) first_error = error + " (message: " + shorten(message) + ")";
         bad.push_back(message);
     }
+    const auto started = Clock::now();
     const AppliedCounts counts = valid.empty() ? AppliedCounts{} : store_->apply(valid);
+    spdlog::debug("queue {}: applied {} outcomes in {} ms", queue_.name, valid.size(),
+                  std::chrono::duration_cast<Millis>(Clock::now() - started).count());
     redis_->ack_done(messages.size(), bad,
                      {{"completed", counts.completed},
                       {"retried", counts.retried},

@@ -393,7 +393,10 @@ void Worker::Impl::report_until_done(Session& s, const Task& task, const std::st
     auto failed = [&](const std::exception& e) {
         redis_failed(e);
         auto now = Clock::now();
-        if (!failing_since) failing_since = now;
+        if (!failing_since) {
+            failing_since = now;
+            log("report on task '" + task.id + "' failed (" + e.what() + "); retrying");
+        }
         // Past the heartbeat TTL the dispatcher takes the task back anyway.
         return stop_requested.load() && now - *failing_since >= options.heartbeat_ttl;
     };

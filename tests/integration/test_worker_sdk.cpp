@@ -1,0 +1,490 @@
+// The worker SDK against a real redis-server of the test's own; the dispatcher's side
+// (ready messages, the meta hash, the reap script) is played by the test.
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rowpump/common/protocol.hpp"
+#include "rowpump/common/redis.hpp"
+#include "rowpump/worker.hpp"
+#include "support/eventually.hpp"
+#include "support/servers.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using rowpump::Outcome;
+using rowpump::Task;
+using rowpump::test::eventually;
+
+// "<16 hex>-<attempt>-<HEX(id)>", as the dispatcher makes them.
+std::string token_for(long id, int attempt = 1) {
+    char row[32];
+    std::snprintf(row, sizeof row, "%lX", id);
+    return "0123456789ABCDEF-" + std::to_string(attempt) + "-" + row;
+}
+
+std::string ready_for(long id, int attempt = 1) {
+    return std::to_string(id) + ":" + token_for(id, attempt);
+}
+
+// Lines the worker logs, kept for assertions.
+class LogLines {
+public:
+    void add(const std::string& line) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        lines_.push_back(line);
+    }
+    bool contains(const std::string& text) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::any_of(lines_.begin(), lines_.end(),
+                           [&](const std::string& l) { return l.find(text) != std::string::npos; });
+    }
+    std::string all() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::string out;
+        for (const auto& l : lines_) out += l + "\n";
+        return out;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> lines_;
+};
+
+// A redis-server and the keys of one queue on it.
+struct QueueBed {
+    rowpump::test::RedisServer server;
+    rowpump::redis::Connection redis = server.connect();
+    std::string queue = "sdk_test";
+    rowpump::protocol::Keys keys = rowpump::protocol::keys_for(queue);
+    LogLines log;
+
+    void announce(const std::string& values = "status") {
+        redis.command({"HSET", keys.meta, "values", values, "lease", "60s"});
+    }
+    void push_ready(const std::vector<std::string>& messages) {
+        std::vector<std::string> args{"RPUSH", keys.ready};
+        args.insert(args.end(), messages.begin(), messages.end());
+        redis.command(args);
+    }
+    std::vector<std::string> list(const std::string& key) {
+        return redis.command({"LRANGE", key, "0", "-1"}).strings();
+    }
+    std::int64_t length(const std::string& key) { return redis.command({"LLEN", key}).integer(); }
+    bool exists(const std::string& key) { return redis.command({"EXISTS", key}).integer() == 1; }
+    bool listed(const std::string& worker_id) {
+        return redis.command({"SISMEMBER", keys.workers, worker_id}).integer() == 1;
+    }
+
+    rowpump::WorkerOptions options(int threads = 1) {
+        rowpump::WorkerOptions o;
+        o.redis.port = server.port();
+        o.queue = queue;
+        o.threads = threads;
+        o.heartbeat_ttl = 3s;
+        o.fetch_timeout = 200ms;
+        o.queue_wait = 2s;
+        o.log = [this](const std::string& line) { log.add(line); };
+        return o;
+    }
+};
+
+// run() on a thread of its own; stopped and joined at the latest on destruction.
+class Running {
+public:
+    Running(rowpump::Worker& worker, rowpump::Handler handler)
+        : worker_(worker), thread_([this, handler] {
+              try {
+                  worker_.run(handler);
+              } catch (...) {
+                  error_ = std::current_exception();
+              }
+          }) {}
+    ~Running() {
+        worker_.stop();
+        if (thread_.joinable()) thread_.join();
+    }
+    void stop_and_join() {
+        worker_.stop();
+        thread_.join();
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    rowpump::Worker& worker_;
+    std::exception_ptr error_;
+    std::thread thread_;
+};
+
+Outcome status_ok(const Task& task) {
+    return Outcome::success({{"status", std::to_string(std::stol(task.id) * 2)}});
+}
+
+// A latch a handler waits on until the test opens it.
+class Gate {
+public:
+    void open() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            open_ = true;
+        }
+        cv_.notify_all();
+    }
+    void wait() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [this] { return open_; });
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool open_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("worker runs tasks, reports ok with values and signs off on stop", "[worker]") {
+    QueueBed bed;
+    bed.announce("status");
+    bed.push_ready({ready_for(42), ready_for(7, 2), ready_for(1000)});
+
+    rowpump::Worker worker(bed.options(2));
+    Running running(worker, status_ok);
+    REQUIRE(eventually(10s, [&] { return bed.length(bed.keys.done) == 3; }));
+
+    // While it runs: listed, with a heartbeat that has a TTL and gets refreshed.
+    auto heartbeat = bed.keys.heartbeat(worker.worker_id());
+    CHECK(bed.listed(worker.worker_id()));
+    auto ttl = bed.redis.command({"PTTL", heartbeat}).integer();
+    CHECK(ttl > 0);
+    CHECK(ttl <= 3000);
+    CHECK(eventually(3s, [&] { return bed.redis.command({"PTTL", heartbeat}).integer() > ttl; }));
+
+    running.stop_and_join();
+    auto done = bed.list(bed.keys.done);
+    std::sort(done.begin(), done.end());
+    CHECK(done == std::vector<std::string>{"1000:0123456789ABCDEF-1-3E8 ok status=2000",
+                                           "42:0123456789ABCDEF-1-2A ok status=84",
+                                           "7:0123456789ABCDEF-2-7 ok status=14"});
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+    CHECK_FALSE(bed.exists(heartbeat));
+    CHECK_FALSE(bed.listed(worker.worker_id()));
+    CHECK(bed.length(bed.keys.ready) == 0);
+}
+
+TEST_CASE("worker hands the task id, token and attempt to the handler", "[worker]") {
+    QueueBed bed;
+    bed.announce("");
+    bed.push_ready({"user%2F9:" + token_for(9, 3)});
+
+    rowpump::Worker worker(bed.options());
+    auto task = worker.fetch(2s);
+    REQUIRE(task);
+    CHECK(task->id == "user/9");
+    CHECK(task->token == "0123456789ABCDEF-3-9");
+    CHECK(task->attempt == 3);
+    CHECK(task->message == "user%2F9:0123456789ABCDEF-3-9");
+    CHECK(bed.list(bed.keys.processing(worker.worker_id())) == std::vector<std::string>{task->message});
+    CHECK(bed.exists(bed.keys.heartbeat(worker.worker_id())));
+
+    REQUIRE(worker.complete(*task, Outcome::fail("no such user")));
+    CHECK(bed.list(bed.keys.done) ==
+          std::vector<std::string>{"user%2F9:0123456789ABCDEF-3-9 fail reason=no%20such%20user"});
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+}
+
+TEST_CASE("fetch blocks until a task comes or the timeout passes", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    rowpump::Worker worker(bed.options());
+
+    auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(worker.fetch(300ms));
+    CHECK(std::chrono::steady_clock::now() - start >= 250ms);
+
+    std::thread pusher([port = bed.server.port(), key = bed.keys.ready] {
+        std::this_thread::sleep_for(100ms);
+        rowpump::redis::Options o;
+        o.port = port;
+        rowpump::redis::Connection::connect(o).command({"RPUSH", key, ready_for(5)});
+    });
+    auto task = worker.fetch(5s);
+    pusher.join();
+    REQUIRE(task);
+    CHECK(task->id == "5");
+}
+
+TEST_CASE("retry and extend reports carry their fields", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    bed.push_ready({ready_for(1), ready_for(2)});
+    rowpump::Worker worker(bed.options());
+
+    auto first = worker.fetch(2s);
+    auto second = worker.fetch(2s);
+    REQUIRE(first);
+    REQUIRE(second);
+    worker.extend(*first, 90s);
+    CHECK(bed.list(bed.keys.processing(worker.worker_id())).size() == 2);  // still in hand
+    CHECK(worker.complete(*first, Outcome::retry("upstream busy", 1500ms)));
+    CHECK(worker.complete(*second, Outcome::retry("")));
+    CHECK(bed.list(bed.keys.done) == std::vector<std::string>{
+                                         "1:0123456789ABCDEF-1-1 extend lease=90s",
+                                         "1:0123456789ABCDEF-1-1 retry reason=upstream%20busy delay=1500ms",
+                                         "2:0123456789ABCDEF-1-2 retry"});
+    CHECK_THROWS_AS(worker.extend(*second, 0ms), rowpump::Error);
+}
+
+TEST_CASE("complete returns false once the dispatcher has taken the task back", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    bed.push_ready({ready_for(11)});
+    auto options = bed.options();
+    options.heartbeat_ttl = 60s;  // no beat of its own during the test
+    rowpump::Worker worker(options);
+
+    auto task = worker.fetch(2s);
+    REQUIRE(task);
+    // The dispatcher's view: the heartbeat lapsed, so it reaps the worker.
+    auto processing = bed.keys.processing(worker.worker_id());
+    auto heartbeat = bed.keys.heartbeat(worker.worker_id());
+    bed.redis.command({"DEL", heartbeat});
+    auto taken = bed.redis
+                     .command({"EVAL", rowpump::protocol::kReapScript, "3", heartbeat, processing,
+                               bed.keys.workers, worker.worker_id()})
+                     .strings();
+    REQUIRE(taken == std::vector<std::string>{ready_for(11)});
+
+    CHECK_FALSE(worker.complete(*task, Outcome::success({{"status", "1"}})));
+    CHECK(bed.length(bed.keys.done) == 0);
+}
+
+TEST_CASE("a worker wrongly reaped lists itself again with its next heartbeat", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    auto options = bed.options();
+    options.heartbeat_ttl = 600ms;
+    rowpump::Worker worker(options);
+    Running running(worker, status_ok);
+    REQUIRE(eventually(5s, [&] { return bed.listed(worker.worker_id()); }));
+
+    bed.redis.command({"SREM", bed.keys.workers, worker.worker_id()});
+    CHECK(eventually(3s, [&] { return bed.listed(worker.worker_id()); }));
+    running.stop_and_join();
+    CHECK_FALSE(bed.listed(worker.worker_id()));
+}
+
+TEST_CASE("a value the queue does not declare is refused", "[worker]") {
+    QueueBed bed;
+    bed.announce("status,checked_at");
+
+    SECTION("complete() throws, naming the value and the declared ones") {
+        bed.push_ready({ready_for(3)});
+        rowpump::Worker worker(bed.options());
+        auto task = worker.fetch(2s);
+        REQUIRE(task);
+        try {
+            worker.complete(*task, Outcome::success({{"status", "1"}, {"colour", "red"}}));
+            FAIL("complete() accepted an undeclared value");
+        } catch (const rowpump::Error& e) {
+            std::string what = e.what();
+            CHECK(what.find("'colour'") != std::string::npos);
+            CHECK(what.find("status, checked_at") != std::string::npos);
+        }
+        CHECK(bed.length(bed.keys.done) == 0);
+        // Nothing lost: the task is still in hand and can be reported properly.
+        CHECK(worker.complete(*task, Outcome::success({{"status", "1"}, {"checked_at", "now"}})));
+        CHECK(bed.list(bed.keys.done) ==
+              std::vector<std::string>{ready_for(3) + " ok checked_at=now status=1"});
+    }
+
+    SECTION("run() reports a retry naming the problem") {
+        bed.push_ready({ready_for(4)});
+        rowpump::Worker worker(bed.options());
+        Running running(worker, [](const Task&) { return Outcome::success({{"colour", "red"}}); });
+        REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
+        running.stop_and_join();
+        std::string error;
+        auto done = rowpump::protocol::parse_done(bed.list(bed.keys.done).at(0), error);
+        REQUIRE(done);
+        CHECK(done->verb == rowpump::protocol::Verb::retry);
+        CHECK(done->ready == ready_for(4));
+        CHECK(done->reason.find("'colour'") != std::string::npos);
+        CHECK(done->reason.find("status, checked_at") != std::string::npos);
+    }
+}
+
+TEST_CASE("an exception from the handler is reported as a retry with its message", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    bed.push_ready({ready_for(8)});
+    rowpump::Worker worker(bed.options());
+    Running running(worker, [](const Task&) -> Outcome { throw std::runtime_error("boom: db down"); });
+    REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
+    running.stop_and_join();
+    CHECK(bed.list(bed.keys.done) ==
+          std::vector<std::string>{ready_for(8) + " retry reason=boom%3A%20db%20down"});
+}
+
+TEST_CASE("an unknown queue is an error after queue_wait", "[worker]") {
+    QueueBed bed;  // nothing announced
+    auto options = bed.options();
+    options.queue_wait = 300ms;
+    const std::string expected =
+        "unknown queue 'sdk_test': no dispatcher has announced it (key rowpump:{sdk_test}:meta is "
+        "missing)";
+
+    SECTION("fetch") {
+        rowpump::Worker worker(options);
+        auto start = std::chrono::steady_clock::now();
+        CHECK_THROWS_WITH(worker.fetch(1s), expected);
+        CHECK(std::chrono::steady_clock::now() - start >= 300ms);
+    }
+    SECTION("run") {
+        rowpump::Worker worker(options);
+        CHECK_THROWS_WITH(worker.run(status_ok), expected);
+    }
+    SECTION("announced while waiting") {
+        options.queue_wait = 10s;
+        rowpump::Worker worker(options);
+        std::thread announcer([&] {
+            std::this_thread::sleep_for(200ms);
+            rowpump::redis::Connection c = bed.server.connect();
+            c.command({"HSET", bed.keys.meta, "values", "status"});
+            c.command({"RPUSH", bed.keys.ready, ready_for(1)});
+        });
+        auto task = worker.fetch(5s);
+        announcer.join();
+        CHECK(task);
+    }
+}
+
+TEST_CASE("a malformed ready message goes to the bad list and the worker carries on", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    bed.push_ready({"no-token-here", "5:not-a-token", ready_for(6)});
+    rowpump::Worker worker(bed.options());
+    Running running(worker, status_ok);
+    REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
+    running.stop_and_join();
+
+    CHECK(bed.list(bed.keys.done) == std::vector<std::string>{ready_for(6) + " ok status=12"});
+    CHECK(bed.list(bed.keys.bad) == std::vector<std::string>{"no-token-here", "5:not-a-token"});
+    CHECK(worker.bad_messages() == 2);
+    CHECK(bed.log.contains("malformed ready message 'no-token-here'"));
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+}
+
+TEST_CASE("stop() under load: every task fetched is reported, none is left in hand", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    std::vector<std::string> all;
+    for (long id = 1; id <= 3000; ++id) all.push_back(ready_for(id));
+    for (std::size_t i = 0; i < all.size(); i += 500) {
+        bed.push_ready(std::vector<std::string>(all.begin() + static_cast<long>(i),
+                                                all.begin() + static_cast<long>(i + 500)));
+    }
+
+    rowpump::Worker worker(bed.options(8));
+    std::atomic<long> handled{0};
+    Running running(worker, [&](const Task& task) {
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+        // stop() from inside a handler, while the other threads are busy.
+        if (++handled == 300) worker.stop();
+        return status_ok(task);
+    });
+    REQUIRE(eventually(10s, [&] { return worker.stopping(); }));
+    running.stop_and_join();
+
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+    auto done = bed.list(bed.keys.done);
+    auto ready = bed.list(bed.keys.ready);
+    CHECK(static_cast<long>(done.size()) == handled.load());
+    CHECK(handled.load() < 300 + 8);  // no fetch after stop(): at most one more per thread
+    std::multiset<std::string> seen(ready.begin(), ready.end());
+    for (const auto& message : done) {
+        std::string error;
+        auto parsed = rowpump::protocol::parse_done(message, error);
+        REQUIRE(parsed);
+        CHECK(parsed->verb == rowpump::protocol::Verb::ok);
+        seen.insert(parsed->ready);
+    }
+    CHECK(seen == std::multiset<std::string>(all.begin(), all.end()));
+}
+
+TEST_CASE("worker rides out a Redis restart: the report waits, fetching resumes", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    bed.push_ready({ready_for(21)});
+    auto options = bed.options();
+    options.heartbeat_ttl = 30s;  // the task must survive the restart in the processing list
+    rowpump::Worker worker(options);
+    Gate gate;
+    std::atomic<bool> entered{false};
+    Running running(worker, [&](const Task& task) {
+        if (task.id == "21") {
+            entered = true;
+            gate.wait();
+        }
+        return status_ok(task);
+    });
+    REQUIRE(eventually(5s, [&] { return entered.load(); }));
+
+    // Down with the task in hand; the snapshot keeps the lists for the restart.
+    bed.redis.command({"SAVE"});
+    bed.server.kill();
+    gate.open();
+    REQUIRE(eventually(10s, [&] { return bed.log.contains("report on task '21' failed"); }));
+    bed.server.start();
+    bed.redis = bed.server.connect();
+
+    REQUIRE(eventually(10s, [&] { return bed.length(bed.keys.done) == 1; }));
+    CHECK(bed.list(bed.keys.done) == std::vector<std::string>{ready_for(21) + " ok status=42"});
+    bed.push_ready({ready_for(22)});
+    CHECK(eventually(10s, [&] { return bed.length(bed.keys.done) == 2; }));
+    CHECK(eventually(5s, [&] { return bed.exists(bed.keys.heartbeat(worker.worker_id())); }));
+    running.stop_and_join();
+    CHECK(bed.log.contains("redis unavailable"));
+    CHECK(bed.log.contains("redis reachable again"));
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+}
+
+TEST_CASE("worker options are checked in the constructor", "[worker]") {
+    rowpump::WorkerOptions options;
+    options.queue = "user_block_check";
+    auto rejects = [&](auto change, const std::string& text) {
+        auto copy = options;
+        change(copy);
+        try {
+            rowpump::Worker worker(copy);
+            FAIL("accepted: " + text);
+        } catch (const rowpump::Error& e) {
+            CHECK(std::string(e.what()).find(text) != std::string::npos);
+        }
+    };
+    rejects([](auto& o) { o.queue = ""; }, "queue is required");
+    rejects([](auto& o) { o.queue = "has space"; }, "queue 'has space'");
+    rejects([](auto& o) { o.threads = 0; }, "threads");
+    rejects([](auto& o) { o.heartbeat_ttl = 50ms; }, "heartbeat_ttl");
+    rejects([](auto& o) { o.heartbeat_interval = o.heartbeat_ttl; }, "heartbeat_interval");
+    rejects([](auto& o) { o.fetch_timeout = 0ms; }, "fetch_timeout");
+    rejects([](auto& o) { o.worker_id = "a:b"; }, "worker_id");
+    rejects([](auto& o) { o.redis.port = 0; }, "redis.port");
+
+    rowpump::Worker worker(options);
+    CHECK(rowpump::protocol::is_valid_name(worker.worker_id()));
+    CHECK(std::regex_match(worker.worker_id(), std::regex("[A-Za-z0-9_-]+-[0-9]+-[0-9a-f]{6}")));
+}

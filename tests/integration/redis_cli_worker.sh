@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A rowpump worker written with nothing but redis-cli, following the wire protocol
+# (common/include/rowpump/common/protocol.hpp; README.md, "Protocol"): it shows that a worker
+# needs no SDK. The end-to-end tests run it; it reports every task "ok status=1".
+#
+#   redis_cli_worker.sh HOST PORT QUEUE WORKER_ID [HEARTBEAT_TTL_MS]
+#
+# Runs until SIGTERM/SIGINT, then finishes the task in hand, signs off and exits 0.
+# Exits 1 if no dispatcher announces the queue within 30 s.
+set -u
+
+host=$1 port=$2 queue=$3 worker=$4 ttl_ms=${5:-10000}
+prefix="rowpump:{$queue}:"
+ready="${prefix}ready"
+done_list="${prefix}done"
+meta="${prefix}meta"
+workers="${prefix}workers"
+processing="${prefix}processing:$worker"
+heartbeat="${prefix}heartbeat:$worker"
+
+# Removes the task from our processing list and, only if it was still there (the dispatcher
+# had not taken it back), pushes the done message. Same text as kCompleteScript.
+complete_script="
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  return 1
+end
+return 0
+"
+
+cli() { redis-cli -h "$host" -p "$port" --raw "$@"; }
+
+# The heartbeat key goes first: a listed worker without one is a dead worker to the dispatcher.
+beat() {
+  cli SET "$heartbeat" "$worker" PX "$ttl_ms" >/dev/null
+  cli SADD "$workers" "$worker" >/dev/null
+  last_beat=$SECONDS
+}
+
+stop=0
+trap 'stop=1' TERM INT
+
+for ((waited = 0; ; waited++)); do
+  [ "$(cli EXISTS "$meta")" = 1 ] && break
+  if ((waited >= 300 || stop)); then
+    echo "redis_cli_worker: unknown queue '$queue': no dispatcher has announced it ($meta is missing)" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+
+beat
+while ((!stop)); do
+  # A round lasts at most the 1 s BLMOVE timeout plus one report: beating every second or
+  # so keeps the key alive with any TTL of a few seconds.
+  ((SECONDS - last_beat >= 1)) && beat
+  message=$(cli BLMOVE "$ready" "$processing" LEFT RIGHT 1)
+  [ -n "$message" ] || continue
+  accepted=$(cli EVAL "$complete_script" 2 "$processing" "$done_list" "$message" "$message ok status=1")
+  [ "$accepted" = 1 ] || echo "redis_cli_worker: report on '$message' came too late" >&2
+done
+
+# Sign off: drop the heartbeat; leave the workers set only with nothing left in hand.
+cli DEL "$heartbeat" >/dev/null
+[ "$(cli LLEN "$processing")" = 0 ] && cli SREM "$workers" "$worker" >/dev/null
+exit 0

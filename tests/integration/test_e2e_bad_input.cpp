@@ -1,0 +1,118 @@
+// End to end, bad input from workers: a done message naming a value the queue does not
+// declare, a done message that is not one at all, a queue nobody announced. Each gets a
+// clear error, bad messages are set aside, the dispatcher carries on, and no row is lost.
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "support/e2e_system.hpp"
+#include "support/e2e_worker.hpp"
+#include "support/eventually.hpp"
+#include "support/queue_redis.hpp"
+
+using namespace rowpump::test;
+using Catch::Matchers::Contains;
+
+TEST_CASE("e2e: bad done messages go to the bad list; the dispatcher carries on and the row still completes",
+          "[e2e]") {
+    constexpr std::int64_t kRows = 20;
+    QueueSpec queue = e2e_queue();
+    queue.lease = "5s";  // the row reported with a bad message comes back after this
+    E2eSystem sys(queue, kRows);
+    const auto keys = sys.keys();
+
+    // Take one task by hand, as a plain Redis client would (no heartbeat, not in the
+    // workers set: only its lease can bring the row back).
+    const std::string hand = keys.prefix + "processing:by-hand";
+    std::optional<std::string> taken;
+    REQUIRE(eventually(10s, [&] {
+        taken = sys.redis.command({"LMOVE", keys.ready, hand, "LEFT", "RIGHT"}).optional_string();
+        return taken.has_value();
+    }));
+    std::string error;
+    auto task = rowpump::protocol::parse_ready(*taken, error);
+    REQUIRE(task);
+
+    // "color" is not a placeholder of on_success. Pushed one at a time: the dispatcher logs
+    // the first bad message of each batch.
+    const std::string undeclared = *taken + " ok status=1 color=red";
+    sys.redis.command({"RPUSH", keys.done, undeclared});
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.bad) == 1; }));
+    const std::string garbage = "garbage text";
+    sys.redis.command({"RPUSH", keys.done, garbage});
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.bad) == 2; }));
+
+    CHECK(list_all(sys.redis, keys.bad) == std::vector<std::string>{undeclared, garbage});
+    CHECK(queue_stat(sys.redis, "users", "bad") == 2);
+    const std::string log = sys.dispatcher->log();
+    INFO(sys.dispatcher->log_tail());
+    CHECK_THAT(log, Contains("undeclared value 'color' (queue declares: status)"));
+    CHECK_THAT(log, Contains("(message: garbage text)"));
+    CHECK_THAT(log, Contains("rowpump:{users}:bad"));
+    // The bad report changed nothing: the row is still claimed by the token taken by hand.
+    CHECK(sys.db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = " + task->id) == task->token);
+    CHECK(sys.db.scalar("SELECT runs FROM user_block_status WHERE user_id = " + task->id) == 0);
+
+    // Rows added after the bad messages are dispatched too, and everything completes: the
+    // row taken by hand once its lease has run out.
+    insert_e2e_rows(sys.db, kRows + 1, kRows);
+    TestWorkerSpec spec;
+    spec.worker_id = "worker";
+    spec.threads = 2;
+    TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, spec);
+    const bool done = eventually(30s, [&] { return sys.rows_left() == 0; }, 50ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(done);
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status") == 2 * kRows);
+    bool seen_again = false;
+    for (const auto& t : worker.handled()) seen_again = seen_again || (t.id == task->id && t.token != task->token);
+    CHECK(seen_again);
+    CHECK(sys.dispatcher->running());
+    CHECK(list_length(sys.redis, keys.bad) == 2);  // nothing else went bad
+
+    worker.process().signal(SIGTERM);
+    auto status = worker.process().wait(10s);
+    REQUIRE(status);
+    CHECK(status->describe() == "exit code 0");
+}
+
+TEST_CASE("e2e: a queue no dispatcher announced is a clear error for workers and the CLI", "[e2e]") {
+    E2eSystem sys(e2e_queue(), 1);
+    // The real queue is announced: the error below is about the name, not a slow start.
+    REQUIRE(eventually(10s, [&] { return sys.redis.command({"EXISTS", sys.keys().meta}).integer() == 1; }));
+
+    auto options = e2e_worker_options(sys, "lost");
+    options.queue = "nosuchqueue";
+    options.queue_wait = 1000ms;
+    rowpump::Worker worker(options);
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(worker.fetch(1000ms), Contains("unknown queue 'nosuchqueue'"));
+    CHECK(std::chrono::steady_clock::now() - start < 5s);
+
+    TestWorkerSpec spec;
+    spec.worker_id = "lost-process";
+    spec.queue = "nosuchqueue";
+    spec.extra_args = {"--queue-wait-ms", "1000"};
+    TestWorkerProcess process(ROWPUMP_TEST_WORKER, sys, spec);
+    auto status = process.process().wait(10s);
+    REQUIRE(status);
+    CHECK(status->describe() == "exit code 1");
+    CHECK_THAT(process.output(), Contains("unknown queue 'nosuchqueue'"));
+
+    RunResult dead = rowpump_cli({"dead", "-c", sys.config, "nosuchqueue"});
+    INFO(dead.describe());
+    CHECK(!dead.status.success());
+    CHECK_THAT(dead.err, Contains("unknown queue 'nosuchqueue'"));
+    RunResult retry = rowpump_cli({"retry", "-c", sys.config, "nosuchqueue", "--all"});
+    INFO(retry.describe());
+    CHECK(!retry.status.success());
+    CHECK_THAT(retry.err, Contains("unknown queue 'nosuchqueue'"));
+}

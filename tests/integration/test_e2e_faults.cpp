@@ -1,0 +1,221 @@
+// End to end, workers misbehaving: one killed with SIGKILL, one reporting after its lease
+// ran out, one told to stop mid-run. Every test ends by checking data: every row completed,
+// its on_success applied exactly once.
+
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "support/e2e_system.hpp"
+#include "support/e2e_worker.hpp"
+#include "support/eventually.hpp"
+#include "support/queue_redis.hpp"
+
+using namespace rowpump::test;
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+namespace {
+
+milliseconds since(steady_clock::time_point start) {
+    return duration_cast<milliseconds>(steady_clock::now() - start);
+}
+
+bool exists(rowpump::redis::Connection& redis, const std::string& key) {
+    return redis.command({"EXISTS", key}).integer() == 1;
+}
+
+bool is_member(rowpump::redis::Connection& redis, const std::string& set, const std::string& member) {
+    return redis.command({"SISMEMBER", set, member}).integer() == 1;
+}
+
+}  // namespace
+
+TEST_CASE("e2e: kill -9 of a worker process: its tasks run again within the heartbeat TTL", "[e2e]") {
+    constexpr std::int64_t kRows = 1500;
+    constexpr milliseconds kTtl{2000};
+    QueueSpec queue = e2e_queue();
+    queue.batch = 50;
+    queue.max_backlog = 40;  // tasks taken back queue behind at most this many others
+    queue.lease = "5m";      // so only the heartbeat path can bring them back in time
+    queue.extra_lines = {"reap_interval: 200ms"};
+    E2eSystem sys(queue, kRows);
+
+    TestWorkerSpec spec;
+    spec.threads = 4;
+    spec.heartbeat_ttl = kTtl;
+    spec.work = 40ms;
+    spec.worker_id = "victim";
+    TestWorkerProcess victim(ROWPUMP_TEST_WORKER, sys, spec);
+    spec.worker_id = "survivor";
+    TestWorkerProcess survivor(ROWPUMP_TEST_WORKER, sys, spec);
+    const auto keys = sys.keys();
+
+    REQUIRE(eventually(30s, [&] { return victim.handled().size() >= 100; }));
+    const auto killed_at = steady_clock::now();
+    victim.process().kill();  // SIGKILL, then reaped: no report can follow
+    // Read right after the kill rather than just before it: a dead worker's processing list
+    // is exactly what it had in hand. Its heartbeat still has at least 2/3 of the TTL to
+    // live, so the dispatcher cannot have taken the list back yet.
+    const auto held = parse_ready_all(list_all(sys.redis, victim.processing_key()));
+    const bool heartbeat_alive = exists(sys.redis, keys.heartbeat("victim"));
+    INFO("victim held " << held.size() << " tasks at its death");
+    REQUIRE(heartbeat_alive);
+    REQUIRE(!held.empty());
+
+    std::map<std::string, std::string> held_token;  // id -> the token the victim held
+    for (const auto& t : held) held_token[t.id] = t.token;
+    std::map<std::string, milliseconds> handled_again;  // id -> time from the kill
+    const bool all_again = eventually(30s, [&] {
+        const auto now = since(killed_at);
+        for (const auto& t : survivor.handled()) {
+            auto it = held_token.find(t.id);
+            if (it != held_token.end() && t.token != it->second) handled_again.emplace(t.id, now);
+        }
+        return handled_again.size() == held_token.size();
+    }, 10ms);
+    REQUIRE(all_again);
+
+    milliseconds first = milliseconds::max(), last{0};
+    for (const auto& [id, after] : handled_again) {
+        first = std::min(first, after);
+        last = std::max(last, after);
+    }
+    WARN(held.size() << " tasks of the killed worker handled again between " << first.count() << " and "
+                      << last.count() << " ms after the kill (heartbeat TTL " << kTtl.count() << " ms)");
+    CHECK(last <= kTtl + 3s);
+    // Not before its heartbeat lapsed: the last beat was at most TTL/3 before the kill.
+    CHECK(first >= kTtl * 2 / 3 - 100ms);
+
+    const bool done = eventually(60s, [&] { return sys.rows_left() == 0; }, 100ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(done);
+    REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "completed") == kRows; }));
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NOT NULL") == 0);
+    CHECK(queue_stat(sys.redis, "users", "reaped") == static_cast<std::int64_t>(held.size()));
+    CHECK(queue_stat(sys.redis, "users", "stale") == 0);
+    CHECK(!exists(sys.redis, victim.processing_key()));
+    CHECK(!is_member(sys.redis, keys.workers, "victim"));
+
+    // The survivor ran each taken-back task once, as its second attempt.
+    std::map<std::string, int> runs;
+    for (const auto& t : survivor.handled()) {
+        if (held_token.count(t.id) == 0) continue;
+        ++runs[t.id];
+        CHECK(t.attempt == 2);
+    }
+    for (const auto& [id, n] : runs) CHECK(n == 1);
+
+    survivor.process().signal(SIGTERM);
+    auto status = survivor.process().wait(10s);
+    REQUIRE(status);
+    CHECK(status->describe() == "exit code 0");
+}
+
+TEST_CASE("e2e: a worker reporting after its lease ran out is rejected as stale", "[e2e]") {
+    QueueSpec queue = e2e_queue();
+    queue.lease = "2s";
+    E2eSystem sys(queue, 1);
+
+    // Both keep their heartbeats: the claim of the slow one ends by its lease alone.
+    rowpump::Worker slow(e2e_worker_options(sys, "slow"));
+    rowpump::Worker fast(e2e_worker_options(sys, "fast"));
+    auto first = slow.fetch(10s);
+    REQUIRE(first);
+    auto second = fast.fetch(15s);  // the row comes back once the lease has run out
+    REQUIRE(second);
+    CHECK(second->id == first->id);
+    CHECK(second->token != first->token);
+    REQUIRE(fast.complete(*second, rowpump::Outcome::success({{"status", "1"}})));
+    REQUIRE(eventually(10s, [&] {
+        return sys.db.scalar("SELECT runs FROM user_block_status WHERE user_id = 1") == 1;
+    }));
+
+    // Redis takes the late report (the task is still in the slow worker's hand); the
+    // dispatcher must not apply it.
+    CHECK(slow.complete(*first, rowpump::Outcome::success({{"status", "2"}})));
+    const bool stale = eventually(10s, [&] { return queue_stat(sys.redis, "users", "stale") >= 1; });
+    INFO(describe_stats(sys.redis, "users"));
+    REQUIRE(stale);
+    REQUIRE(list_length(sys.redis, sys.keys().done) == 0);
+    auto row = sys.db.rows("SELECT status, runs, rp_token, rp_lease_until FROM user_block_status WHERE user_id = 1");
+    REQUIRE(row.size() == 1);
+    CHECK(row[0][0].value_or("NULL") == "1");  // the fast worker's value, not the late one
+    CHECK(row[0][1].value_or("NULL") == "1");  // on_success ran exactly once
+    CHECK(!row[0][2]);
+    CHECK(!row[0][3]);
+    CHECK(queue_stat(sys.redis, "users", "completed") == 1);
+    CHECK(queue_stat(sys.redis, "users", "stale") == 1);
+    CHECK(queue_stat(sys.redis, "users", "dispatched") == 2);
+    CHECK(sys.dispatcher->log().find("stale") != std::string::npos);
+}
+
+TEST_CASE("e2e: SIGTERM to a worker process under load: it drains and reports every task and exits 0", "[e2e]") {
+    constexpr std::int64_t kRows = 3000;
+    QueueSpec queue = e2e_queue();
+    queue.batch = 100;
+    queue.max_backlog = 200;
+    queue.lease = "5m";  // a task left unreported would hold its row past the test's deadline
+    E2eSystem sys(queue, kRows);
+
+    TestWorkerSpec spec;
+    spec.threads = 4;
+    spec.work = 10ms;
+    spec.worker_id = "stopped";
+    TestWorkerProcess stopped(ROWPUMP_TEST_WORKER, sys, spec);
+    spec.worker_id = "remaining";
+    TestWorkerProcess remaining(ROWPUMP_TEST_WORKER, sys, spec);
+    const auto keys = sys.keys();
+
+    REQUIRE(eventually(30s, [&] { return stopped.handled().size() >= 300; }));
+    REQUIRE(list_length(sys.redis, stopped.processing_key()) > 0);  // it has tasks in hand
+    const auto signalled = steady_clock::now();
+    stopped.process().signal(SIGTERM);
+    auto status = stopped.process().wait(10s);
+    const auto took = since(signalled);
+    INFO("worker output:\n" << stopped.output());
+    REQUIRE(status);
+    CHECK(status->describe() == "exit code 0");
+    CHECK(took < 5s);  // one task's work plus one fetch timeout (1 s)
+    // Nothing left in hand, signed off: the dispatcher has nothing to take back.
+    CHECK(list_length(sys.redis, stopped.processing_key()) == 0);
+    CHECK(!exists(sys.redis, keys.heartbeat("stopped")));
+    CHECK(!is_member(sys.redis, keys.workers, "stopped"));
+
+    const bool done = eventually(60s, [&] { return sys.rows_left() == 0; }, 100ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(done);
+    REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "completed") == kRows; }));
+    CHECK(sys.rows_not_run_once() == 0);
+    auto stats = queue_stats(sys.redis, "users");
+    CHECK(stats["dispatched"] == kRows);
+    CHECK(stats["reaped"] == 0);
+    CHECK(stats["stale"] == 0);
+
+    // Every row handled once, by one worker or the other.
+    std::set<std::string> ids;
+    std::size_t lines = 0;
+    for (auto* w : {&stopped, &remaining}) {
+        for (const auto& t : w->handled()) {
+            ids.insert(t.id);
+            ++lines;
+        }
+    }
+    CHECK(lines == static_cast<std::size_t>(kRows));
+    CHECK(ids.size() == static_cast<std::size_t>(kRows));
+
+    remaining.process().signal(SIGTERM);
+    auto remaining_status = remaining.process().wait(10s);
+    REQUIRE(remaining_status);
+    CHECK(remaining_status->describe() == "exit code 0");
+}

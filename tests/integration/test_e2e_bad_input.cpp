@@ -20,7 +20,7 @@
 using namespace rowpump::test;
 using Catch::Matchers::Contains;
 
-TEST_CASE("e2e: bad done messages go to the bad list; the dispatcher carries on and the row still completes",
+TEST_CASE("e2e: bad done messages go to the bad list while the dispatcher carries on and the row still completes",
           "[e2e]") {
     constexpr std::int64_t kRows = 20;
     QueueSpec queue = e2e_queue();

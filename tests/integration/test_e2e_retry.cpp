@@ -44,7 +44,7 @@ std::int64_t db_millis(MysqlClient& db, const std::string& from, const std::stri
 
 }  // namespace
 
-TEST_CASE("e2e: retries wait out the backoff; dead after max_attempts; rowpump retry revives the row", "[e2e]") {
+TEST_CASE("e2e: retries wait out the backoff and the row is dead after max_attempts until rowpump retry revives it", "[e2e]") {
     QueueSpec queue = e2e_queue();
     queue.due = "status <> 1";  // not done yet: new rows, and given-up rows once revived
     queue.lease = "30s";

@@ -40,15 +40,22 @@ ConfigError error_of(const std::string& text) {
 }
 
 // Checks every part of the error and the exact message built from them.
-#define CHECK_CONFIG_ERROR(text, line_, key_, problem_)                                        \
-    do {                                                                                       \
-        const auto e_ = error_of(text);                                                        \
-        CHECK(e_.file() == "test.yaml");                                                       \
-        CHECK(e_.line() == (line_));                                                           \
-        CHECK(e_.key() == (key_));                                                             \
-        CHECK(e_.problem() == (problem_));                                                     \
-        CHECK(std::string(e_.what()) == "test.yaml:" + std::to_string(line_) + ": " +          \
-                                            std::string(key_) + ": " + std::string(problem_)); \
+void check_config_error(const std::string& text, int line, const std::string& key,
+                        const std::string& problem) {
+    const auto e = error_of(text);
+    CHECK(e.file() == "test.yaml");
+    CHECK(e.line() == line);
+    CHECK(e.key() == key);
+    CHECK(e.problem() == problem);
+    CHECK(std::string(e.what()) ==
+          "test.yaml:" + std::to_string(line) + ": " + key + ": " + problem);
+}
+
+// A macro so that a failure names the line of the expectation.
+#define CHECK_CONFIG_ERROR(text, line, key, problem)          \
+    do {                                                      \
+        INFO("expectation at line " << __LINE__);             \
+        check_config_error((text), (line), (key), (problem)); \
     } while (false)
 
 Config parsed(const std::string& text) {

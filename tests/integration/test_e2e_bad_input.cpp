@@ -20,8 +20,10 @@
 using namespace rowpump::test;
 using Catch::Matchers::Contains;
 
-TEST_CASE("e2e: bad done messages go to the bad list while the dispatcher carries on and the row still completes",
-          "[e2e]") {
+TEST_CASE(
+    "e2e: bad done messages go to the bad list while the dispatcher carries on and the row still "
+    "completes",
+    "[e2e]") {
     constexpr std::int64_t kRows = 20;
     QueueSpec queue = e2e_queue();
     queue.lease = "5s";  // the row reported with a bad message comes back after this
@@ -57,7 +59,8 @@ TEST_CASE("e2e: bad done messages go to the bad list while the dispatcher carrie
     CHECK_THAT(log, Contains("(message: garbage text)"));
     CHECK_THAT(log, Contains("rowpump:{users}:bad"));
     // The bad report changed nothing: the row is still claimed by the token taken by hand.
-    CHECK(sys.db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = " + task->id) == task->token);
+    CHECK(sys.db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = " +
+                               task->id) == task->token);
     CHECK(sys.db.scalar("SELECT runs FROM user_block_status WHERE user_id = " + task->id) == 0);
 
     // Rows added after the bad messages are dispatched too, and everything completes: the
@@ -67,13 +70,16 @@ TEST_CASE("e2e: bad done messages go to the bad list while the dispatcher carrie
     spec.worker_id = "worker";
     spec.threads = 2;
     TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, spec);
-    const bool done = eventually(30s, [&] { return sys.rows_left() == 0; }, 50ms);
+    const bool done = eventually(
+        30s, [&] { return sys.rows_left() == 0; }, 50ms);
     INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
     REQUIRE(done);
     CHECK(sys.rows_not_run_once() == 0);
     CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status") == 2 * kRows);
-    bool seen_again = false;
-    for (const auto& t : worker.handled()) seen_again = seen_again || (t.id == task->id && t.token != task->token);
+    bool seen_again = false;  // handled under a claim of its own, not the one taken by hand
+    for (const auto& t : worker.handled()) {
+        seen_again = seen_again || (t.id == task->id && t.token != task->token);
+    }
     CHECK(seen_again);
     CHECK(sys.dispatcher->running());
     CHECK(list_length(sys.redis, keys.bad) == 2);  // nothing else went bad
@@ -84,10 +90,13 @@ TEST_CASE("e2e: bad done messages go to the bad list while the dispatcher carrie
     CHECK(status->describe() == "exit code 0");
 }
 
-TEST_CASE("e2e: a queue no dispatcher announced is a clear error for workers and the CLI", "[e2e]") {
+TEST_CASE("e2e: a queue no dispatcher announced is a clear error for workers and the CLI",
+          "[e2e]") {
     E2eSystem sys(e2e_queue(), 1);
     // The real queue is announced: the error below is about the name, not a slow start.
-    REQUIRE(eventually(10s, [&] { return sys.redis.command({"EXISTS", sys.keys().meta}).integer() == 1; }));
+    REQUIRE(eventually(10s, [&] {
+        return sys.redis.command({"EXISTS", sys.keys().meta}).integer() == 1;
+    }));
 
     auto options = e2e_worker_options(sys, "lost");
     options.queue = "nosuchqueue";

@@ -17,7 +17,8 @@
 
 using namespace rowpump::test;
 
-TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied exactly once", "[e2e]") {
+TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied exactly once",
+          "[e2e]") {
     constexpr std::int64_t kRows = 50000;
     QueueSpec queue = e2e_queue();
     queue.batch = 1000;
@@ -37,7 +38,8 @@ TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied
     // The stats counter moves only after the outcomes are committed in MySQL.
     const bool all_completed = eventually(
         120s, [&] { return queue_stat(sys.redis, "users", "completed") >= kRows; }, 100ms);
-    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
     INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
     REQUIRE(all_completed);
     WARN("50,000 tasks completed in " << took.count() << " ms");
@@ -53,8 +55,9 @@ TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied
     CHECK(sys.rows_left() == 0);
     CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status <> 1") == 0);
     CHECK(sys.rows_not_run_once() == 0);  // no outcome applied twice, none lost
-    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NOT NULL "
-                        "OR rp_lease_until IS NOT NULL OR rp_attempts <> 0 OR rp_dead_at IS NOT NULL") == 0);
+    CHECK(sys.db.scalar(
+              "SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NOT NULL "
+              "OR rp_lease_until IS NOT NULL OR rp_attempts <> 0 OR rp_dead_at IS NOT NULL") == 0);
 
     auto stats = queue_stats(sys.redis, "users");
     CHECK(stats["completed"] == kRows);

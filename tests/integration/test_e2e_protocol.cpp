@@ -17,15 +17,16 @@ using namespace rowpump::test;
 
 namespace {
 
-const std::string kScript = std::string(ROWPUMP_SOURCE_DIR) + "/tests/integration/redis_cli_worker.sh";
+const std::string kScript =
+    std::string(ROWPUMP_SOURCE_DIR) + "/tests/integration/redis_cli_worker.sh";
 
 }  // namespace
 
 TEST_CASE("e2e: the redis-cli script follows the protocol's complete script verbatim", "[e2e]") {
     const std::string script = read_file(kScript);
     REQUIRE(!script.empty());
-    CHECK(script.find("complete_script=\"" + std::string(rowpump::protocol::kCompleteScript) + "\"") !=
-          std::string::npos);
+    CHECK(script.find("complete_script=\"" + std::string(rowpump::protocol::kCompleteScript) +
+                      "\"") != std::string::npos);
 }
 
 TEST_CASE("e2e: a worker written with redis-cli only processes 200 rows end to end", "[e2e]") {
@@ -38,20 +39,24 @@ TEST_CASE("e2e: a worker written with redis-cli only processes 200 rows end to e
 
     SpawnOptions options;
     options.stdout_path = sys.bed.dir.file("redis-cli-worker.out");
-    ChildProcess script({"bash", kScript, "127.0.0.1", std::to_string(sys.bed.redis.port()), "users", "cli-worker"},
-                        options);
+    ChildProcess script(
+        {"bash", kScript, "127.0.0.1", std::to_string(sys.bed.redis.port()), "users", "cli-worker"},
+        options);
 
     const auto started = std::chrono::steady_clock::now();
-    const bool done = eventually(45s, [&] { return sys.rows_left() == 0; }, 100ms);
-    const auto took =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    const bool done = eventually(
+        45s, [&] { return sys.rows_left() == 0; }, 100ms);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
     INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary() << "\nscript output:\n"
                                             << read_file(options.stdout_path));
     REQUIRE(done);
     WARN("redis-cli worker completed " << kRows << " rows in " << took.count() << " ms");
     REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "completed") == kRows; }));
     CHECK(sys.rows_not_run_once() == 0);
-    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status <> 1 OR rp_token IS NOT NULL") == 0);
+    CHECK(sys.db.scalar(
+              "SELECT COUNT(*) FROM user_block_status WHERE status <> 1 OR rp_token IS NOT NULL") ==
+          0);
     auto stats = queue_stats(sys.redis, "users");
     CHECK(stats["dispatched"] == kRows);
     CHECK(stats["bad"] == 0);

@@ -28,23 +28,36 @@ struct RowState {
 };
 
 RowState row_state(MysqlClient& db) {
-    auto rows = db.rows("SELECT status, runs, rp_attempts, rp_token, rp_lease_until, rp_last_error, rp_dead_at "
-                        "FROM user_block_status WHERE user_id = 1");
+    auto rows = db.rows(
+        "SELECT status, runs, rp_attempts, rp_token, rp_lease_until, rp_last_error, rp_dead_at "
+        "FROM user_block_status WHERE user_id = 1");
     if (rows.size() != 1) throw std::runtime_error("row 1 is missing");
     const Row& r = rows[0];
-    return {r[0].value_or("NULL"), r[1].value_or("NULL"), r[2].value_or("NULL"), r[3], r[4], r[5], r[6]};
+    return {r[0].value_or("NULL"),
+            r[1].value_or("NULL"),
+            r[2].value_or("NULL"),
+            r[3],
+            r[4],
+            r[5],
+            r[6]};
 }
 
-std::string db_now(MysqlClient& db) { return *db.scalar_string("SELECT NOW(3)"); }
+std::string db_now(MysqlClient& db) {
+    return *db.scalar_string("SELECT NOW(3)");
+}
 
 // Milliseconds from DATETIME text `from` to `to` (an SQL expression), in the database's clock.
 std::int64_t db_millis(MysqlClient& db, const std::string& from, const std::string& to) {
-    return db.scalar("SELECT TIMESTAMPDIFF(MICROSECOND, " + sql_quote(from) + ", " + to + ") DIV 1000");
+    return db.scalar("SELECT TIMESTAMPDIFF(MICROSECOND, " + sql_quote(from) + ", " + to +
+                     ") DIV 1000");
 }
 
 }  // namespace
 
-TEST_CASE("e2e: retries wait out the backoff and the row is dead after max_attempts until rowpump retry revives it", "[e2e]") {
+TEST_CASE(
+    "e2e: retries wait out the backoff and the row is dead after max_attempts until rowpump retry "
+    "revives it",
+    "[e2e]") {
     QueueSpec queue = e2e_queue();
     queue.due = "status <> 1";  // not done yet: new rows, and given-up rows once revived
     queue.lease = "30s";
@@ -62,13 +75,15 @@ TEST_CASE("e2e: retries wait out the backoff and the row is dead after max_attem
         const std::string reported_at = db_now(sys.db);
         const auto reported = steady_clock::now();
         REQUIRE(worker.complete(*task, Outcome::retry(reason)));
-        REQUIRE(eventually(10s, [&] { return row_state(sys.db).attempts == std::to_string(failed); }));
+        REQUIRE(
+            eventually(10s, [&] { return row_state(sys.db).attempts == std::to_string(failed); }));
 
         // base * 2^(failed-1), "equal jitter": at least half of it, less than all of it.
         const std::int64_t backoff = kBaseMs << (failed - 1);
         RowState state = row_state(sys.db);
         REQUIRE(state.lease_until);
-        const std::int64_t not_before = db_millis(sys.db, reported_at, sql_quote(*state.lease_until));
+        const std::int64_t not_before =
+            db_millis(sys.db, reported_at, sql_quote(*state.lease_until));
         CHECK(not_before >= backoff / 2);
         CHECK(not_before < backoff + 1000);  // plus the time the report took to be applied
         CHECK(!state.token);

@@ -54,7 +54,8 @@ struct E2eSystem {
 
 // Counters of rowpump:{queue}:stats; a missing field reads 0.
 std::map<std::string, std::int64_t> queue_stats(redis::Connection& redis, const std::string& queue);
-std::int64_t queue_stat(redis::Connection& redis, const std::string& queue, const std::string& field);
+std::int64_t queue_stat(redis::Connection& redis, const std::string& queue,
+                        const std::string& field);
 std::string describe_stats(redis::Connection& redis, const std::string& queue);
 
 // One line of rowpump_test_worker's --log file.
@@ -78,7 +79,7 @@ struct TestWorkerSpec {
 // rowpump_test_worker (at `exe`) as a child process; its task log and output go to the
 // system's scratch directory. Killed when destroyed.
 class TestWorkerProcess {
-public:
+  public:
     TestWorkerProcess(const std::string& exe, const E2eSystem& system, TestWorkerSpec spec);
 
     const std::string& id() const { return spec_.worker_id; }
@@ -88,7 +89,7 @@ public:
     std::vector<HandledTask> handled() const { return read_task_log(task_log_); }
     std::string processing_key() const;
 
-private:
+  private:
     TestWorkerSpec spec_;
     std::string task_log_;
     std::string output_;

@@ -11,7 +11,8 @@
 namespace rowpump::test {
 
 // Options for a rowpump::Worker on the system's queue and Redis.
-inline WorkerOptions e2e_worker_options(const E2eSystem& system, const std::string& worker_id = "") {
+inline WorkerOptions e2e_worker_options(const E2eSystem& system,
+                                        const std::string& worker_id = "") {
     WorkerOptions options;
     options.redis.host = "127.0.0.1";
     options.redis.port = system.bed.redis.port();

@@ -60,7 +60,8 @@ server_settled() {
 
 launch_mysql() {
     # setsid: the servers must not see a Ctrl-C meant for the demo; it stops them in order.
-    setsid mariadbd --no-defaults --user=root --datadir="$dir/mysql" --socket="$mysql_socket" \
+    setsid mariadbd --no-defaults --user=root --datadir="$dir/mysql" --tmpdir="$dir/tmp" \
+        --socket="$mysql_socket" \
         --pid-file="$dir/mysql.pid" --log-error="$dir/mysql.log" --port="$1" \
         --bind-address=127.0.0.1 --skip-name-resolve \
         --innodb-buffer-pool-size=512M --innodb-flush-log-at-trx-commit=2 \
@@ -76,11 +77,13 @@ launch_redis() {
 
 cmd_start() {
     [[ ! -e $dir/env ]] || die "$dir/env exists: servers may be running (scripts/servers.sh stop $dir)"
-    mkdir -p "$dir/redis"
+    # A tmpdir of our own: MariaDB deletes every #sql* file in its tmpdir when it starts, so
+    # servers sharing /tmp destroy each other's temporary tables.
+    mkdir -p "$dir/redis" "$dir/tmp"
     mysql_socket=$(socket_path "$dir")
 
     if [[ ! -d $dir/mysql/mysql ]]; then
-        mariadb-install-db --no-defaults --user=root --datadir="$dir/mysql" \
+        mariadb-install-db --no-defaults --user=root --datadir="$dir/mysql" --tmpdir="$dir/tmp" \
             --auth-root-authentication-method=normal --skip-test-db >"$dir/mysql-install.log" 2>&1 ||
             { tail -n 20 "$dir/mysql-install.log" >&2; die "mariadb-install-db failed"; }
     fi

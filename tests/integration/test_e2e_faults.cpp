@@ -133,6 +133,65 @@ TEST_CASE("e2e: kill -9 of a worker process: its tasks run again within the hear
     CHECK(status->describe() == "exit code 0");
 }
 
+TEST_CASE(
+    "e2e: a frozen worker loses its tasks to the heartbeat path and its late reports are dropped",
+    "[e2e]") {
+    constexpr std::int64_t kRows = 1000;
+    constexpr milliseconds kTtl{2000};
+    QueueSpec queue = e2e_queue();
+    queue.batch = 50;
+    queue.max_backlog = 10;
+    queue.lease = "5m";
+    queue.extra_lines = {"reap_interval: 200ms"};
+    E2eSystem sys(queue, kRows);
+
+    TestWorkerSpec spec;
+    spec.threads = 4;
+    spec.heartbeat_ttl = kTtl;
+    spec.work = 40ms;
+    spec.worker_id = "frozen";
+    TestWorkerProcess frozen(ROWPUMP_TEST_WORKER, sys, spec);
+    spec.worker_id = "survivor";
+    TestWorkerProcess survivor(ROWPUMP_TEST_WORKER, sys, spec);
+    const auto keys = sys.keys();
+
+    REQUIRE(eventually(30s, [&] { return frozen.handled().size() >= 100; }));
+    // SIGSTOP: the process keeps its connections but sends nothing, heartbeats included,
+    // like a worker stuck in a long GC pause or on an overloaded host.
+    frozen.process().signal(SIGSTOP);
+    const bool reaped = eventually(
+        15s, [&] { return queue_stat(sys.redis, "users", "reaped") > 0; }, 20ms);
+    INFO(describe_stats(sys.redis, "users"));
+    REQUIRE(reaped);
+    const std::int64_t taken_back = queue_stat(sys.redis, "users", "reaped");
+    CHECK(!is_member(sys.redis, keys.workers, "frozen"));
+    frozen.process().signal(SIGCONT);
+    // Its handlers finish and report on tasks it no longer holds: Redis drops those reports.
+    REQUIRE(eventually(10s,
+                       [&] { return frozen.output().find("came too late") != std::string::npos; }));
+    // And it carries on as a worker, listed again by its next heartbeat.
+    CHECK(eventually(5s, [&] { return is_member(sys.redis, keys.workers, "frozen"); }));
+
+    const bool done = eventually(
+        60s, [&] { return sys.rows_left() == 0; }, 100ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(done);
+    REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "completed") == kRows; }));
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(queue_stat(sys.redis, "users", "reaped") == taken_back);
+    CHECK(queue_stat(sys.redis, "users", "stale") == 0);  // never reached the dispatcher
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NOT NULL") == 0);
+
+    for (auto* w : {&frozen, &survivor}) {
+        w->process().signal(SIGTERM);
+        auto status = w->process().wait(10s);
+        INFO("worker " << w->id() << " output:\n" << w->output());
+        REQUIRE(status);
+        CHECK(status->describe() == "exit code 0");
+        CHECK(list_length(sys.redis, w->processing_key()) == 0);
+    }
+}
+
 TEST_CASE("e2e: a worker reporting after its lease ran out is rejected as stale", "[e2e]") {
     QueueSpec queue = e2e_queue();
     queue.lease = "2s";

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,20 @@ bool exists(rowpump::redis::Connection& redis, const std::string& key) {
 bool is_member(rowpump::redis::Connection& redis, const std::string& set,
                const std::string& member) {
     return redis.command({"SISMEMBER", set, member}).integer() == 1;
+}
+
+// Seconds since the last command of a client blocked in BLMOVE, from CLIENT LIST; nullopt
+// while no client is blocked there.
+std::optional<int> blmove_idle_seconds(rowpump::redis::Connection& redis) {
+    std::istringstream clients(redis.command({"CLIENT", "LIST"}).string());
+    std::string line;
+    while (std::getline(clients, line)) {
+        if (line.find(" cmd=blmove") == std::string::npos) continue;
+        if (line.find(" flags=b ") == std::string::npos) continue;
+        auto idle = line.find(" idle=");
+        if (idle != std::string::npos) return std::stoi(line.substr(idle + 6));
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -190,6 +206,54 @@ TEST_CASE(
         CHECK(status->describe() == "exit code 0");
         CHECK(list_length(sys.redis, w->processing_key()) == 0);
     }
+}
+
+TEST_CASE(
+    "e2e: a frozen worker whose fetch blocks longer than its heartbeat TTL takes no task after it "
+    "is reaped",
+    "[e2e]") {
+    // Redis serves a blocked BLMOVE of a frozen (or cut-off) client whose connection is still
+    // open. If that block outlasts the heartbeat, the dispatcher reaps the worker (and drops
+    // it from the workers set) first, and the next task moves into a processing list nobody
+    // watches any more: it waits for its lease instead of coming back within the TTL.
+    constexpr milliseconds kTtl{1000};
+    QueueSpec queue = e2e_queue();
+    queue.lease = "20s";
+    queue.extra_lines = {"reap_interval: 100ms"};
+    E2eSystem sys(queue, 0);
+    const auto keys = sys.keys();
+
+    TestWorkerSpec spec;
+    spec.heartbeat_ttl = kTtl;
+    spec.worker_id = "frozen";
+    spec.extra_args = {"--fetch-timeout-ms", "20000"};
+    TestWorkerProcess frozen(ROWPUMP_TEST_WORKER, sys, spec);
+    // Freeze it early in a block: the SDK may split its fetch timeout into shorter blocks.
+    REQUIRE(eventually(
+        10s,
+        [&] {
+            auto idle = blmove_idle_seconds(sys.redis);
+            return idle && *idle == 0;
+        },
+        5ms));
+    frozen.process().signal(SIGSTOP);
+    REQUIRE(eventually(10s, [&] { return !is_member(sys.redis, keys.workers, "frozen"); }));
+
+    const auto inserted = steady_clock::now();
+    insert_e2e_rows(sys.db, 1, 1);
+    spec.worker_id = "survivor";
+    spec.extra_args = {};
+    TestWorkerProcess survivor(ROWPUMP_TEST_WORKER, sys, spec);
+    const bool done = eventually(
+        30s, [&] { return sys.rows_left() == 0; }, 20ms);
+    const auto took = since(inserted);
+    INFO("row completed " << took.count() << " ms after it was inserted; "
+                          << describe_stats(sys.redis, "users"));
+    REQUIRE(done);
+    // The bound of the heartbeat path, not the lease (20 s). Fails while the SDK blocks in
+    // one BLMOVE for the whole fetch timeout, however long the heartbeat TTL is.
+    REQUIRE(took.count() <= (kTtl + 3s).count());
+    frozen.process().signal(SIGCONT);
 }
 
 TEST_CASE("e2e: a worker reporting after its lease ran out is rejected as stale", "[e2e]") {

@@ -185,6 +185,24 @@ TEST_CASE("worker runs tasks, reports ok with values and signs off on stop", "[w
     CHECK(bed.length(bed.keys.ready) == 0);
 }
 
+TEST_CASE("reports survive a SCRIPT FLUSH (Redis restarted with its data)", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    bed.push_ready({ready_for(1)});
+    rowpump::Worker worker(bed.options());
+    Running running(worker, status_ok);
+    REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
+
+    bed.redis.command({"SCRIPT", "FLUSH"});
+    bed.push_ready({ready_for(2), ready_for(3)});
+    REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 3; }));
+    running.stop_and_join();
+    CHECK(bed.list(bed.keys.done) == std::vector<std::string>{ready_for(1) + " ok status=2",
+                                                              ready_for(2) + " ok status=4",
+                                                              ready_for(3) + " ok status=6"});
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+}
+
 TEST_CASE("worker hands the task id, token and attempt to the handler", "[worker]") {
     QueueBed bed;
     bed.announce("");

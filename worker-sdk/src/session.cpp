@@ -45,22 +45,37 @@ std::vector<redis::Reply> Session::pipeline(const std::vector<std::vector<std::s
     });
 }
 
+void Session::append(const std::vector<std::string>& args, milliseconds block) {
+    auto timeout = block.count() > 0 ? block + options_.command_timeout : milliseconds{0};
+    guarded(timeout, [&](redis::Connection& c) {
+        c.append(args);
+        return 0;
+    });
+}
+
+redis::Reply Session::read_reply() {
+    return guarded(milliseconds{0}, [](redis::Connection& c) { return c.read_reply(); });
+}
+
+std::vector<std::string> Session::script_call(const char* verb, const std::string& script,
+                                              const std::vector<std::string>& keys,
+                                              const std::vector<std::string>& args) {
+    std::vector<std::string> argv{verb, script, std::to_string(keys.size())};
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+}
+
 redis::Reply Session::eval(const Script& script, const std::vector<std::string>& keys,
                            const std::vector<std::string>& args) {
-    auto make = [&](const char* verb, const std::string& what) {
-        std::vector<std::string> argv{verb, what, std::to_string(keys.size())};
-        argv.insert(argv.end(), keys.begin(), keys.end());
-        argv.insert(argv.end(), args.begin(), args.end());
-        return argv;
-    };
     if (!script.sha.empty()) {
         try {
-            return command(make("EVALSHA", script.sha));
+            return command(script_call("EVALSHA", script.sha, keys, args));
         } catch (const redis::ReplyError& e) {
             if (std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
         }
     }
-    return command(make("EVAL", script.body));
+    return command(script_call("EVAL", script.body, keys, args));
 }
 
 }  // namespace rowpump::details

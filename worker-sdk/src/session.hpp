@@ -51,7 +51,15 @@ public:
     redis::Reply eval(const Script& script, const std::vector<std::string>& keys,
                       const std::vector<std::string>& args);
 
+    // Pipelining by hand, for replies that must be looked at one by one.
+    void append(const std::vector<std::string>& args, milliseconds block = milliseconds{0});
+    redis::Reply read_reply();
+
     void reset() { connection_.reset(); }
+
+    static std::vector<std::string> script_call(const char* verb, const std::string& script,
+                                                const std::vector<std::string>& keys,
+                                                const std::vector<std::string>& args);
 
 private:
     redis::Connection& connection(milliseconds min_timeout);

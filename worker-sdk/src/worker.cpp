@@ -104,14 +104,18 @@ struct Worker::Impl {
     void finish() noexcept;
 
     std::optional<Task> fetch_on(Session& s, milliseconds timeout);
+    std::optional<Task> take(Session& s, std::string message);
     void set_aside(Session& s, const std::string& message, const std::string& error);
     std::string undeclared_value(const Outcome& outcome) const;
     std::string done_message(const Task& task, const Outcome& outcome) const;
     bool report_on(Session& s, const Task& task, const std::string& done);
 
     void serve(const Handler& handler);
-    void handle(Session& s, const Handler& handler, const Task& task);
-    void report_until_done(Session& s, const Task& task, const std::string& done);
+    std::string outcome_message(const Handler& handler, const Task& task);
+    std::optional<Task> report_and_fetch(Session& s, const Task& task, const std::string& done);
+    void report_until_done(Session& s, const Task& task, const std::string& done, bool maybe_sent);
+    void report_accepted(const Task& task, bool accepted, bool maybe_sent);
+    std::vector<std::string> blmove(milliseconds timeout) const;
 
     template <class F>
     auto pooled(F&& f);
@@ -268,21 +272,29 @@ std::optional<Task> Worker::Impl::fetch_on(Session& s, milliseconds timeout) {
         auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
         std::optional<std::string> message;
         if (left.count() > 0) {
-            message = s.blocking_command({"BLMOVE", keys.ready, processing, "LEFT", "RIGHT",
-                                          seconds_text(left)},
-                                         left)
-                          .optional_string();
+            message = s.blocking_command(blmove(left), left).optional_string();
         } else {
             message = s.command({"LMOVE", keys.ready, processing, "LEFT", "RIGHT"}).optional_string();
         }
         if (!message) return std::nullopt;
-        std::string error;
-        if (auto parsed = protocol::parse_ready(*message, error)) {
-            return Task{std::move(parsed->id), std::move(parsed->token), parsed->attempt,
-                        std::move(*message)};
-        }
-        set_aside(s, *message, error);
+        if (auto task = take(s, std::move(*message))) return task;
     }
+}
+
+std::vector<std::string> Worker::Impl::blmove(milliseconds timeout) const {
+    // LEFT RIGHT: oldest first, and the processing list keeps fetch order.
+    return {"BLMOVE", keys.ready, processing, "LEFT", "RIGHT", seconds_text(timeout)};
+}
+
+// A message now in our processing list: a task, or set aside as malformed.
+std::optional<Task> Worker::Impl::take(Session& s, std::string message) {
+    std::string error;
+    if (auto parsed = protocol::parse_ready(message, error)) {
+        return Task{std::move(parsed->id), std::move(parsed->token), parsed->attempt,
+                    std::move(message)};
+    }
+    set_aside(s, message, error);
+    return std::nullopt;
 }
 
 void Worker::Impl::set_aside(Session& s, const std::string& message, const std::string& error) {
@@ -341,29 +353,30 @@ bool Worker::Impl::report_on(Session& s, const Task& task, const std::string& do
 void Worker::Impl::serve(const Handler& handler) {
     Session s = new_session();
     Backoff backoff;
-    while (!stop_requested.load(std::memory_order_relaxed)) {
-        std::optional<Task> task;
-        bool failed = false;
+    std::optional<Task> task;
+    for (;;) {
+        if (task) {
+            auto done = outcome_message(handler, *task);
+            task = report_and_fetch(s, *task, done);
+            continue;
+        }
+        if (stop_requested.load(std::memory_order_relaxed)) return;
         try {
             task = fetch_on(s, options.fetch_timeout);
             backoff.reset();
             redis_ok();
+            continue;
         } catch (const redis::IoError& e) {
-            failed = true;
             redis_failed(e);
         } catch (const redis::ReplyError& e) {
-            failed = true;
             redis_failed(e);
         }
-        if (task) {
-            handle(s, handler, *task);
-        } else if (failed) {
-            sleep_unless(backoff.next(), stop_requested);
-        }
+        sleep_unless(backoff.next(), stop_requested);
     }
 }
 
-void Worker::Impl::handle(Session& s, const Handler& handler, const Task& task) {
+// Runs the handler; returns the done message to send.
+std::string Worker::Impl::outcome_message(const Handler& handler, const Task& task) {
     Outcome outcome;
     try {
         outcome = handler(task);
@@ -374,20 +387,67 @@ void Worker::Impl::handle(Session& s, const Handler& handler, const Task& task) 
     }
     // A bad outcome becomes a retry naming the problem: the row is not lost, and once its
     // attempts run out `rowpump dead` shows why.
-    std::string done;
     auto problem = undeclared_value(outcome);
     if (problem.empty()) {
         try {
-            done = done_message(task, outcome);
+            return done_message(task, outcome);
         } catch (const Error& e) {
             problem = e.what();
         }
     }
-    if (!problem.empty()) done = done_message(task, Outcome::retry(problem));
-    report_until_done(s, task, done);
+    return done_message(task, Outcome::retry(problem));
 }
 
-void Worker::Impl::report_until_done(Session& s, const Task& task, const std::string& done) {
+// The report and the next fetch share one round trip: on a busy queue a task costs one.
+std::optional<Task> Worker::Impl::report_and_fetch(Session& s, const Task& task,
+                                                   const std::string& done) {
+    if (stop_requested.load(std::memory_order_relaxed)) {
+        report_until_done(s, task, done, false);
+        return std::nullopt;
+    }
+    bool reported = false;
+    std::optional<std::string> next;
+    try {
+        s.append(Session::script_call("EVALSHA", complete_script.sha, {processing, keys.done},
+                                      {task.message, done}));
+        s.append(blmove(options.fetch_timeout), options.fetch_timeout);
+        try {
+            report_accepted(task, s.read_reply().integer() == 1, false);
+            reported = true;
+        } catch (const redis::ReplyError&) {
+            // NOSCRIPT after a Redis restart, or worse: retried below, after the fetch reply.
+        }
+        next = s.read_reply().optional_string();
+        redis_ok();
+    } catch (const redis::IoError& e) {
+        redis_failed(e);
+        if (!reported) report_until_done(s, task, done, true);
+        return std::nullopt;
+    } catch (const redis::ReplyError& e) {
+        redis_failed(e);  // the fetch failed; the next one waits for Redis
+    }
+    if (!reported) report_until_done(s, task, done, false);
+    if (!next) return std::nullopt;
+    try {
+        return take(s, std::move(*next));
+    } catch (const redis::IoError& e) {
+        redis_failed(e);
+    } catch (const redis::ReplyError& e) {
+        redis_failed(e);
+    }
+    return std::nullopt;
+}
+
+void Worker::Impl::report_accepted(const Task& task, bool accepted, bool maybe_sent) {
+    // After a broken connection a refusal may only mean that the first attempt got through.
+    if (!accepted && !maybe_sent) {
+        log("the report on task '" + task.id +
+            "' came too late: the task had been taken back from this worker");
+    }
+}
+
+void Worker::Impl::report_until_done(Session& s, const Task& task, const std::string& done,
+                                     bool maybe_sent) {
     Backoff backoff;
     std::optional<Clock::time_point> failing_since;
     auto failed = [&](const std::exception& e) {
@@ -402,12 +462,8 @@ void Worker::Impl::report_until_done(Session& s, const Task& task, const std::st
     };
     for (;;) {
         try {
-            bool accepted = report_on(s, task, done);
+            report_accepted(task, report_on(s, task, done), maybe_sent || failing_since);
             redis_ok();
-            if (!accepted) {
-                log("the report on task '" + task.id +
-                    "' came too late: the task had been taken back from this worker");
-            }
             return;
         } catch (const redis::IoError& e) {
             if (failed(e)) break;

@@ -1,0 +1,53 @@
+#pragma once
+
+// The benchmarks the driver runs. Each call is one repetition on a fresh table; it records
+// a Sample in the context and returns it.
+
+#include <cstdint>
+#include <string>
+
+#include "driver/context.hpp"
+
+namespace rowpump::bench {
+
+// A: `rowpump run` moves `rows` due rows to the ready list; timed from spawn until LLEN
+// reaches `rows`. Records rows/s, CPU (user+sys, and % of wall time) and peak RSS.
+Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep);
+
+// B: the bare claim + push loop, same table, same SQL, same timing.
+// sweep_restart_ms > 0 also copies the dispatcher's periodic restart of its sweep.
+Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_restart_ms,
+                     int time_limit_s, int rep);
+
+struct EndToEndSpec {
+    std::int64_t rows = 1000000;
+    int processes = 2;
+    int threads = 4;
+    int batch = 1000;
+    std::int64_t max_backlog = 20000;
+    int time_limit_s = 300;
+};
+// C: due row -> no-op handler -> outcome applied, until every row is completed in MySQL.
+Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep);
+
+struct LatencySpec {
+    double rate = 500;       // rows becoming due per second
+    int seconds = 20;        // for this long
+    int warmup_seconds = 2;  // rows due in the first seconds are not counted
+    std::string poll_min = "50ms";
+    int processes = 2;
+    int threads = 4;
+};
+// C (latency): due_at -> handler start, p50/p99/max, on a queue that keeps up.
+Sample run_latency(Context& ctx, const LatencySpec& spec, int rep);
+
+struct BaselineSpec {
+    std::int64_t table_rows = 1000000;
+    int threads = 50;
+    std::int64_t rows = 20000;
+    int seconds = 20;
+};
+// D: 50 threads each claiming one row at a time straight from MySQL.
+Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep);
+
+}  // namespace rowpump::bench

@@ -1,0 +1,231 @@
+// Benchmark C (end-to-end throughput and due-to-start latency) and D (per-worker claims
+// straight from MySQL, the articles' starting point).
+
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "driver/benchmarks.hpp"
+#include "driver/tables.hpp"
+#include "support/mysql.hpp"
+
+namespace rowpump::bench {
+
+namespace {
+
+const char* const kStats = "rowpump:{bench}:stats";
+const char* const kMeta = "rowpump:{bench}:meta";
+constexpr std::chrono::milliseconds kPollEvery{20};
+constexpr std::chrono::milliseconds kGrace{10000};
+
+std::string label(int processes, int threads) {
+    return std::to_string(processes) + "x" + std::to_string(threads);
+}
+
+// The dispatcher, then its workers once the queue is announced.
+struct Fleet {
+    std::unique_ptr<Child> dispatcher;
+    std::vector<std::unique_ptr<Child>> workers;
+
+    Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
+          int processes, int threads, const std::string& mode) {
+        dispatcher = std::make_unique<Child>(
+            std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
+                                     "--log-level", "warn"},
+            ctx.path(log_prefix + "-dispatcher.log"));
+        const auto deadline = now_seconds() + 30;
+        while (ctx.redis().command({"EXISTS", kMeta}).integer() == 0) {
+            if (!dispatcher->running() || now_seconds() > deadline) {
+                throw std::runtime_error("the dispatcher did not announce the queue; see " +
+                                         ctx.path(log_prefix + "-dispatcher.log"));
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        for (int p = 0; p < processes; ++p) {
+            workers.push_back(std::make_unique<Child>(
+                std::vector<std::string>{ctx.programs().e2e_worker, "--redis-host",
+                                         ctx.env().redis_host, "--redis-port",
+                                         std::to_string(ctx.env().redis_port), "--threads",
+                                         std::to_string(threads), "--mode", mode},
+                ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log")));
+        }
+    }
+
+    // Workers first (they report what they hold), then the dispatcher (it applies it).
+    void stop(Usage& dispatcher_usage, double& workers_cpu) {
+        workers_cpu = 0;
+        for (auto& w : workers) ::kill(w->pid(), SIGTERM);
+        for (auto& w : workers) workers_cpu += w->stop(kGrace).cpu_seconds();
+        dispatcher_usage = dispatcher->stop(kGrace);
+    }
+};
+
+// Polls the completed counter (bumped after each outcome batch commits) until `rows`.
+std::pair<std::int64_t, double> time_until_completed(Context& ctx, std::int64_t rows,
+                                                     double start, double limit_s) {
+    for (;;) {
+        const auto completed = ctx.hash_int(kStats, "completed");
+        const double seconds = now_seconds() - start;
+        if (completed >= rows || seconds >= limit_s) return {completed, seconds};
+        std::this_thread::sleep_for(kPollEvery);
+    }
+}
+
+std::string last_line_with(const std::string& file, const std::string& marker) {
+    std::ifstream in(file);
+    std::string line, found;
+    while (std::getline(in, line)) {
+        if (line.find(marker) != std::string::npos) found = line;
+    }
+    return found;
+}
+
+double field(const std::string& line, const std::string& name) {
+    const auto at = line.find(name + "=");
+    if (at == std::string::npos) throw std::runtime_error("no " + name + " in: " + line);
+    return std::stod(line.substr(at + name.size() + 1));
+}
+
+double percentile(const std::vector<std::int64_t>& sorted, double p) {
+    if (sorted.empty()) return 0;
+    const auto index = static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5);
+    return static_cast<double>(sorted[std::min(index, sorted.size() - 1)]);
+}
+
+}  // namespace
+
+Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
+    create_task_table(ctx.db(), spec.rows);
+    ctx.reset_and_settle();
+    QueueSpec q;
+    q.table = "tasks";
+    q.id = "user_id";
+    q.due = "status = 0";
+    q.order_by = "updated_time";
+    q.batch = spec.batch;
+    q.lease = "5m";
+    q.max_backlog = spec.max_backlog;
+    q.on_success = "status = :status";
+    const std::string config = label(spec.processes, spec.threads);
+    const auto file = ctx.write_config(q, "e2e.yaml");
+
+    const auto cpu_before = ctx.server_cpu();
+    const double start = now_seconds();
+    Fleet fleet(ctx, file, "logs/e2e-" + config + "-rep" + std::to_string(rep), spec.processes,
+                spec.threads, "noop");
+    const auto [completed, seconds] = time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
+    const auto cpu_after = ctx.server_cpu();
+    Usage dispatcher;
+    double workers_cpu = 0;
+    fleet.stop(dispatcher, workers_cpu);
+    const auto left = query_int(ctx.db(), "SELECT COUNT(*) FROM tasks WHERE status = 0");
+
+    Sample s{"e2e", config, rep, {}};
+    s.values["completed"] = static_cast<double>(completed);
+    s.values["seconds"] = seconds;
+    s.values["finished"] = completed >= spec.rows && left == 0 ? 1 : 0;
+    s.values["not_done_in_mysql"] = static_cast<double>(left);
+    s.values["tasks_per_s"] = static_cast<double>(completed) / seconds;
+    s.values["dispatcher_cpu_s"] = dispatcher.cpu_seconds();
+    s.values["dispatcher_rss_mb"] = static_cast<double>(dispatcher.max_rss_kb) / 1024.0;
+    s.values["workers_cpu_s"] = workers_cpu;
+    s.values["mysql_cpu_s"] = cpu_after.mysql - cpu_before.mysql;
+    s.values["redis_cpu_s"] = cpu_after.redis - cpu_before.redis;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(1);
+    line << "e2e " << config << " rep " << rep << ": " << completed << " tasks in " << seconds
+         << " s = " << std::setprecision(0) << s.values["tasks_per_s"]
+         << std::setprecision(1) << " tasks/s; rows still status 0: " << left
+         << "; CPU s: dispatcher " << dispatcher.cpu_seconds() << ", workers " << workers_cpu
+         << ", MariaDB " << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"];
+    progress(line.str());
+    ctx.record(s);
+    return s;
+}
+
+Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
+    create_timed_table(ctx.db());
+    ctx.reset_and_settle();
+    QueueSpec q;
+    q.table = "timed_tasks";
+    q.id = "id";
+    q.due = "status = 0 AND due_at <= NOW(6)";
+    q.order_by = "due_at";
+    q.lease = "1m";
+    q.on_success = "status = 1, started_at = FROM_UNIXTIME(:started)";
+    q.poll_min = spec.poll_min;
+    const std::string config = "poll_min=" + spec.poll_min;
+    const auto file = ctx.write_config(q, "latency.yaml");
+    const auto rows = static_cast<std::int64_t>(spec.rate * spec.seconds);
+
+    Fleet fleet(ctx, file, "logs/latency-" + config + "-rep" + std::to_string(rep),
+                spec.processes, spec.threads, "latency");
+    // Rows are inserted once the dispatcher and workers run, so they meet warm processes.
+    constexpr int kLeadMs = 1000;
+    schedule_timed_rows(ctx.db(), rows, spec.rate, kLeadMs);
+    const double start = now_seconds();
+    const auto [completed, seconds] =
+        time_until_completed(ctx, rows, start, spec.seconds + 1 + 30);
+    Usage dispatcher;
+    double workers_cpu = 0;
+    fleet.stop(dispatcher, workers_cpu);
+
+    auto latencies = query_ints(
+        ctx.db(),
+        "SELECT TIMESTAMPDIFF(MICROSECOND, due_at, started_at) FROM timed_tasks, "
+        "(SELECT MIN(due_at) AS first FROM timed_tasks) AS f WHERE started_at IS NOT NULL "
+        "AND due_at >= f.first + INTERVAL " + std::to_string(spec.warmup_seconds) + " SECOND");
+    std::sort(latencies.begin(), latencies.end());
+    Sample s{"latency", config, rep, {}};
+    s.values["rows"] = static_cast<double>(rows);
+    s.values["completed"] = static_cast<double>(completed);
+    s.values["counted"] = static_cast<double>(latencies.size());
+    s.values["p50_ms"] = percentile(latencies, 0.50) / 1000.0;
+    s.values["p99_ms"] = percentile(latencies, 0.99) / 1000.0;
+    s.values["max_ms"] = latencies.empty() ? 0 : static_cast<double>(latencies.back()) / 1000.0;
+    s.values["min_ms"] = latencies.empty() ? 0 : static_cast<double>(latencies.front()) / 1000.0;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(1);
+    line << "latency " << config << " rep " << rep << ": " << completed << "/" << rows
+         << " done; due->start over " << latencies.size() << " rows: p50 " << s.values["p50_ms"]
+         << " ms, p99 " << s.values["p99_ms"] << " ms, max " << s.values["max_ms"] << " ms";
+    progress(line.str());
+    ctx.record(s);
+    return s;
+}
+
+Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep) {
+    create_task_table(ctx.db(), spec.table_rows);
+    ctx.reset_and_settle();
+    const std::string config = std::to_string(spec.threads) + " threads";
+    const auto log = ctx.path("logs/baseline-rep" + std::to_string(rep) + ".log");
+    const auto cpu_before = ctx.server_cpu();
+    Child child({ctx.programs().row_claim_baseline, "--table", "tasks", "--threads",
+                 std::to_string(spec.threads), "--rows", std::to_string(spec.rows), "--seconds",
+                 std::to_string(spec.seconds)},
+                log);
+    const Usage usage = child.wait(std::chrono::seconds(spec.seconds + 60), kGrace);
+    const auto cpu_after = ctx.server_cpu();
+    const auto result = last_line_with(log, "done=");
+    if (!usage.clean_exit() || result.empty()) {
+        throw std::runtime_error("the per-worker claim baseline failed; see " + log);
+    }
+    Sample s{"baseline", config, rep, {}};
+    s.values["done"] = field(result, "done");
+    s.values["seconds"] = field(result, "seconds");
+    s.values["tasks_per_s"] = field(result, "tasks_per_s");
+    s.values["errors"] = field(result, "errors");
+    s.values["mysql_cpu_s"] = cpu_after.mysql - cpu_before.mysql;
+    progress("baseline " + config + " rep " + std::to_string(rep) + ": " + result);
+    ctx.record(s);
+    return s;
+}
+
+}  // namespace rowpump::bench

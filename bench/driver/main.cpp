@@ -1,0 +1,141 @@
+// rowpump_bench: runs the benchmarks against the servers named by the ROWPUMP_* variables
+// (scripts/servers.sh writes them; scripts/bench.sh starts the servers and calls this), and
+// prints the summary as markdown. Repetitions are interleaved (rowpump, bare loop, rowpump,
+// ...) so that load from elsewhere on the machine hits both sides of a ratio alike.
+//
+//   rowpump_bench --run-dir DIR [--phases dispatch,e2e,latency,baseline] [--reps 3] ...
+
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "driver/benchmarks.hpp"
+#include "driver/report.hpp"
+#include "support/mysql.hpp"
+
+namespace {
+
+using namespace rowpump::bench;
+
+struct Options {
+    std::string run_dir;
+    std::vector<std::string> phases{"dispatch", "e2e", "latency", "baseline"};
+    int reps = 3;
+    std::int64_t rows = 1000000;
+    std::vector<int> batches{100, 1000, 5000};
+    int dispatch_time_limit = 120;
+    int restart_diagnostic_batch = 1000;  // 0: skip
+    std::vector<std::string> e2e_configs{"2x4", "2x8", "4x4", "4x8"};
+    EndToEndSpec e2e;
+    LatencySpec latency;
+    std::vector<std::string> latency_polls{"50ms", "10ms"};
+    BaselineSpec baseline;
+};
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+std::pair<int, int> processes_threads(const std::string& config) {
+    const auto x = config.find('x');
+    if (x == std::string::npos) throw std::runtime_error("expected PROCESSESxTHREADS: " + config);
+    return {std::stoi(config.substr(0, x)), std::stoi(config.substr(x + 1))};
+}
+
+void run_dispatch(Context& ctx, const Options& o) {
+    for (int rep = 1; rep <= o.reps; ++rep) {
+        for (int batch : o.batches) {
+            run_dispatcher(ctx, o.rows, batch, o.dispatch_time_limit, rep);
+            run_bare_loop(ctx, o.rows, batch, 0, o.dispatch_time_limit, rep);
+        }
+        if (o.restart_diagnostic_batch > 0) {
+            run_bare_loop(ctx, o.rows, o.restart_diagnostic_batch, 1000, o.dispatch_time_limit, rep);
+        }
+    }
+}
+
+// C and D together, interleaved, so the ratio between them comes from the same conditions.
+void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
+    for (int rep = 1; rep <= o.reps; ++rep) {
+        if (has(o.phases, "e2e")) {
+            for (const auto& config : o.e2e_configs) {
+                EndToEndSpec spec = o.e2e;
+                std::tie(spec.processes, spec.threads) = processes_threads(config);
+                run_end_to_end(ctx, spec, rep);
+            }
+        }
+        if (has(o.phases, "baseline")) run_row_claim_baseline(ctx, o.baseline, rep);
+    }
+}
+
+void run_latency_phase(Context& ctx, const Options& o) {
+    for (int rep = 1; rep <= o.reps; ++rep) {
+        for (const auto& poll : o.latency_polls) {
+            LatencySpec spec = o.latency;
+            spec.poll_min = poll;
+            run_latency(ctx, spec, rep);
+        }
+    }
+}
+
+Options parse_options(int argc, char** argv) {
+    Options o;
+    std::string latency_workers = "2x4";
+    CLI::App app{"rowpump benchmarks (see docs/benchmarks.md)"};
+    app.add_option("--run-dir", o.run_dir, "configs, logs and results go here")->required();
+    app.add_option("--phases", o.phases, "dispatch, e2e, latency, baseline")->delimiter(',');
+    app.add_option("--reps", o.reps, "repetitions of each measurement");
+    app.add_option("--rows", o.rows, "rows in the dispatch table");
+    app.add_option("--batches", o.batches, "dispatch batch sizes")->delimiter(',');
+    app.add_option("--dispatch-time-limit", o.dispatch_time_limit, "seconds per dispatch run");
+    app.add_option("--restart-diagnostic-batch", o.restart_diagnostic_batch,
+                   "also run the bare loop with a 1 s sweep restart at this batch (0: no)");
+    app.add_option("--e2e-rows", o.e2e.rows);
+    app.add_option("--e2e-configs", o.e2e_configs, "PROCESSESxTHREADS,...")->delimiter(',');
+    app.add_option("--e2e-batch", o.e2e.batch);
+    app.add_option("--e2e-max-backlog", o.e2e.max_backlog);
+    app.add_option("--e2e-time-limit", o.e2e.time_limit_s, "seconds per run");
+    app.add_option("--latency-rate", o.latency.rate, "rows due per second");
+    app.add_option("--latency-seconds", o.latency.seconds);
+    app.add_option("--latency-polls", o.latency_polls, "poll.min values")->delimiter(',');
+    app.add_option("--latency-workers", latency_workers, "PROCESSESxTHREADS");
+    app.add_option("--baseline-threads", o.baseline.threads);
+    app.add_option("--baseline-rows", o.baseline.rows, "stop after this many tasks");
+    app.add_option("--baseline-seconds", o.baseline.seconds, "or after this long");
+    app.add_option("--baseline-table-rows", o.baseline.table_rows);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        std::exit(app.exit(e));
+    }
+    std::tie(o.latency.processes, o.latency.threads) = processes_threads(latency_workers);
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const Options o = parse_options(argc, argv);
+    ::mkdir(o.run_dir.c_str(), 0755);
+    ::mkdir((o.run_dir + "/logs").c_str(), 0755);
+    MysqlThread mysql_thread;
+    Context ctx(server_env_from_environment(),
+                Programs{ROWPUMP_BENCH_ROWPUMP, ROWPUMP_BENCH_BARE_DISPATCH,
+                         ROWPUMP_BENCH_E2E_WORKER, ROWPUMP_BENCH_ROW_CLAIM},
+                o.run_dir);
+    if (has(o.phases, "dispatch")) run_dispatch(ctx, o);
+    if (has(o.phases, "e2e") || has(o.phases, "baseline")) run_end_to_end_and_baseline(ctx, o);
+    if (has(o.phases, "latency")) run_latency_phase(ctx, o);
+
+    const std::string summary = markdown_summary(ctx.samples(), Targets{});
+    std::ofstream(ctx.path("summary.md")) << summary;
+    std::cout << summary;
+    return 0;
+} catch (const std::exception& e) {
+    std::cerr << "rowpump_bench: " << e.what() << "\n";
+    return 1;
+}

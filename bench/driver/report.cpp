@@ -1,0 +1,197 @@
+#include "driver/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace rowpump::bench {
+
+namespace {
+
+// Samples of one benchmark and configuration, in the order they ran.
+using Group = std::vector<const Sample*>;
+
+std::map<std::string, Group> by_config(const std::vector<Sample>& samples, const std::string& bench) {
+    std::map<std::string, Group> groups;
+    for (const auto& s : samples) {
+        if (s.bench == bench) groups[s.config].push_back(&s);
+    }
+    return groups;
+}
+
+std::vector<double> values(const Group& g, const std::string& name) {
+    std::vector<double> out;
+    for (const auto* s : g) {
+        auto it = s->values.find(name);
+        if (it != s->values.end()) out.push_back(it->second);
+    }
+    return out;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    const auto n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double median_of(const Group& g, const std::string& name) { return median(values(g, name)); }
+
+// 81234.5 -> "81,235"
+std::string thousands(double x) {
+    if (std::isnan(x)) return "-";
+    auto n = static_cast<long long>(std::llround(x));
+    std::string digits = std::to_string(std::llabs(n)), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return (n < 0 ? "-" : "") + out;
+}
+
+std::string fixed(double x, int decimals) {
+    if (std::isnan(x)) return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", decimals, x);
+    return text;
+}
+
+std::string runs(const Group& g, const std::string& name) {
+    std::string out;
+    for (double v : values(g, name)) out += (out.empty() ? "" : " / ") + thousands(v);
+    return out;
+}
+
+int finished_count(const Group& g) {
+    int n = 0;
+    for (double v : values(g, "finished")) n += v > 0 ? 1 : 0;
+    return n;
+}
+
+int batch_of(const std::string& config) { return std::stoi(config.substr(config.find('=') + 1)); }
+
+std::string yes_no(bool ok) { return ok ? "**yes**" : "**no**"; }
+
+}  // namespace
+
+std::string markdown_summary(const std::vector<Sample>& samples, const Targets& targets) {
+    std::ostringstream md;
+    const auto dispatch = by_config(samples, "dispatch");
+    const auto bare = by_config(samples, "bare");
+    const auto bare_restart = by_config(samples, "bare_restart");
+    double ratio_at_1000 = NAN;
+
+    if (!dispatch.empty() || !bare.empty()) {
+        std::vector<std::string> configs;
+        for (const auto& [c, g] : dispatch) configs.push_back(c);
+        for (const auto& [c, g] : bare) {
+            if (!dispatch.count(c)) configs.push_back(c);
+        }
+        std::sort(configs.begin(), configs.end(),
+                  [](const auto& a, const auto& b) { return batch_of(a) < batch_of(b); });
+        md << "### A/B. Dispatch throughput, MySQL -> Redis ready list (median of runs)\n\n"
+           << "| batch | rowpump run rows/s | bare loop rows/s | rowpump / bare | rowpump finished "
+              "| rowpump CPU s (% of wall) | rowpump peak RSS MB | bare loop CPU s (%) "
+              "| MariaDB CPU s, rowpump / bare |\n"
+           << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        for (const auto& c : configs) {
+            static const Group none;
+            const Group& d = dispatch.count(c) ? dispatch.at(c) : none;
+            const Group& b = bare.count(c) ? bare.at(c) : none;
+            const double ratio = median_of(d, "rows_per_s") / median_of(b, "rows_per_s");
+            if (batch_of(c) == 1000) ratio_at_1000 = ratio;
+            md << "| " << batch_of(c) << " | " << thousands(median_of(d, "rows_per_s")) << " ("
+               << runs(d, "rows_per_s") << ") | " << thousands(median_of(b, "rows_per_s")) << " ("
+               << runs(b, "rows_per_s") << ") | " << fixed(100 * ratio, 0) << "% | "
+               << finished_count(d) << "/" << d.size() << " | " << fixed(median_of(d, "cpu_s"), 1)
+               << " (" << fixed(median_of(d, "cpu_pct"), 0) << "%) | "
+               << fixed(median_of(d, "max_rss_mb"), 0) << " | " << fixed(median_of(b, "cpu_s"), 1)
+               << " (" << fixed(median_of(b, "cpu_pct"), 0) << "%) | "
+               << fixed(median_of(d, "mysql_cpu_s"), 1) << " / "
+               << fixed(median_of(b, "mysql_cpu_s"), 1) << " |\n";
+        }
+        for (const auto& [c, g] : bare_restart) {
+            md << "\nDiagnostic, bare loop that also restarts its sweep every second (as the "
+                  "dispatcher does), "
+               << c << ": " << thousands(median_of(g, "rows_per_s")) << " rows/s ("
+               << runs(g, "rows_per_s") << "), finished " << finished_count(g) << "/" << g.size()
+               << ".\n";
+        }
+        md << "\nA run that hits the time limit counts the rows moved so far over the limit.\n\n";
+    }
+
+    const auto e2e = by_config(samples, "e2e");
+    double best_e2e = NAN;
+    std::string best_config;
+    if (!e2e.empty()) {
+        md << "### C. End to end, no-op handler (median of runs)\n\n"
+           << "| worker processes x threads | tasks/s | runs | finished | dispatcher CPU s "
+              "| workers CPU s | MariaDB CPU s | Redis CPU s | wall s |\n"
+           << "|---|---:|---|---:|---:|---:|---:|---:|---:|\n";
+        for (const auto& [c, g] : e2e) {
+            const double rate = median_of(g, "tasks_per_s");
+            if (std::isnan(best_e2e) || rate > best_e2e) best_e2e = rate, best_config = c;
+            md << "| " << c << " | " << thousands(rate) << " | " << runs(g, "tasks_per_s")
+               << " | " << finished_count(g) << "/" << g.size() << " | "
+               << fixed(median_of(g, "dispatcher_cpu_s"), 1) << " | "
+               << fixed(median_of(g, "workers_cpu_s"), 1) << " | "
+               << fixed(median_of(g, "mysql_cpu_s"), 1) << " | "
+               << fixed(median_of(g, "redis_cpu_s"), 1) << " | " << fixed(median_of(g, "seconds"), 1)
+               << " |\n";
+        }
+        md << "\n";
+    }
+
+    const auto latency = by_config(samples, "latency");
+    if (!latency.empty()) {
+        md << "### C. Due-to-start latency, queue not backlogged (median of runs)\n\n"
+           << "| config | p50 ms | p99 ms | max ms | rows counted per run | runs p50 | runs p99 |\n"
+           << "|---|---:|---:|---:|---:|---|---|\n";
+        for (const auto& [c, g] : latency) {
+            std::string p50s, p99s;
+            for (double v : values(g, "p50_ms")) p50s += (p50s.empty() ? "" : " / ") + fixed(v, 1);
+            for (double v : values(g, "p99_ms")) p99s += (p99s.empty() ? "" : " / ") + fixed(v, 1);
+            md << "| " << c << " | " << fixed(median_of(g, "p50_ms"), 1) << " | "
+               << fixed(median_of(g, "p99_ms"), 1) << " | " << fixed(median_of(g, "max_ms"), 1)
+               << " | " << thousands(median_of(g, "counted")) << " | " << p50s << " | " << p99s
+               << " |\n";
+        }
+        md << "\n";
+    }
+
+    const auto baseline = by_config(samples, "baseline");
+    double baseline_rate = NAN;
+    if (!baseline.empty()) {
+        md << "### D. Per-worker claims straight from MySQL (median of runs)\n\n"
+           << "| config | tasks/s | runs | lock errors per run |\n|---|---:|---|---:|\n";
+        for (const auto& [c, g] : baseline) {
+            baseline_rate = median_of(g, "tasks_per_s");
+            md << "| " << c << " | " << thousands(baseline_rate) << " | " << runs(g, "tasks_per_s")
+               << " | " << thousands(median_of(g, "errors")) << " |\n";
+        }
+        md << "\n";
+    }
+
+    md << "### Targets\n\n| target | measured | met |\n|---|---:|---|\n";
+    if (!std::isnan(ratio_at_1000)) {
+        md << "| rowpump >= " << fixed(100 * targets.dispatch_ratio, 0)
+           << "% of the bare loop at batch 1000 | " << fixed(100 * ratio_at_1000, 0) << "% | "
+           << yes_no(ratio_at_1000 >= targets.dispatch_ratio) << " |\n";
+    }
+    if (!std::isnan(best_e2e)) {
+        md << "| end to end >= " << thousands(targets.e2e_tasks_per_s) << " tasks/s | "
+           << thousands(best_e2e) << " (" << best_config << ") | "
+           << yes_no(best_e2e >= targets.e2e_tasks_per_s) << " |\n";
+    }
+    if (!std::isnan(best_e2e) && !std::isnan(baseline_rate)) {
+        const double x = best_e2e / baseline_rate;
+        md << "| end to end >= " << fixed(targets.e2e_over_baseline, 0)
+           << "x the per-worker baseline | " << fixed(x, 1) << "x | "
+           << yes_no(x >= targets.e2e_over_baseline) << " |\n";
+    }
+    return md.str();
+}
+
+}  // namespace rowpump::bench

@@ -1,0 +1,63 @@
+#include "driver/tables.hpp"
+
+#include <cmath>
+
+#include "support/mysql.hpp"
+
+namespace rowpump::bench {
+
+namespace {
+
+// The columns `rowpump migrate` adds (QueueSql::migrate), with the default names.
+const char* const kBookkeeping =
+    "rp_token VARCHAR(80) CHARACTER SET ascii COLLATE ascii_bin NULL, "
+    "rp_lease_until DATETIME(3) NULL, "
+    "rp_attempts INT UNSIGNED NOT NULL DEFAULT 0, "
+    "rp_last_error VARCHAR(1024) NULL, "
+    "rp_dead_at DATETIME(3) NULL, "
+    "KEY rp_token_idx (rp_token)";
+
+void recreate(sql::Connection& db, const std::string& table, const std::string& columns) {
+    exec(db, "DROP TABLE IF EXISTS " + table);
+    exec(db, "CREATE TABLE " + table + " (" + columns + ", " + kBookkeeping + ") ENGINE=InnoDB");
+}
+
+// updated_time of row `seq`: distinct, 1 ms apart, all more than an hour in the past.
+std::string past_times(std::int64_t rows) {
+    return "NOW(3) - INTERVAL 1 HOUR - INTERVAL " + std::to_string(rows) +
+           " * 1000 MICROSECOND + INTERVAL seq * 1000 MICROSECOND";
+}
+
+}  // namespace
+
+void create_dispatch_table(sql::Connection& db, std::int64_t rows) {
+    recreate(db, "user_block_status",
+             "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
+             "updated_time DATETIME(3) NOT NULL, KEY (updated_time)");
+    exec(db, "INSERT INTO user_block_status (user_id, status, updated_time) SELECT seq, 0, " +
+                 past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
+}
+
+void create_task_table(sql::Connection& db, std::int64_t rows) {
+    recreate(db, "tasks",
+             "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
+             "updated_time DATETIME(3) NOT NULL, KEY (status, updated_time)");
+    exec(db, "INSERT INTO tasks (user_id, status, updated_time) SELECT seq, 0, " +
+                 past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
+}
+
+void create_timed_table(sql::Connection& db) {
+    recreate(db, "timed_tasks",
+             "id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
+             "due_at DATETIME(6) NOT NULL, started_at DATETIME(6) NULL, KEY (status, due_at)");
+}
+
+void schedule_timed_rows(sql::Connection& db, std::int64_t rows, double rate, int lead_ms) {
+    const auto step_us = static_cast<std::int64_t>(std::llround(1e6 / rate));
+    exec(db, "INSERT INTO timed_tasks (id, status, due_at) SELECT seq, 0, NOW(6) + INTERVAL (" +
+                 std::to_string(static_cast<std::int64_t>(lead_ms) * 1000) + " + (seq - 1) * " +
+                 std::to_string(step_us) + ") MICROSECOND FROM seq_1_to_" +
+                 std::to_string(rows));
+}
+
+}  // namespace rowpump::bench

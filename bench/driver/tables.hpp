@@ -1,0 +1,33 @@
+#pragma once
+
+// The benchmark tables, created fresh (DROP + CREATE + INSERT ... FROM seq_1_to_N) for every
+// measurement. rowpump's bookkeeping columns are part of CREATE TABLE, with the definitions
+// `rowpump migrate` would add, so a measurement never includes an ALTER TABLE.
+
+#include <cstdint>
+#include <string>
+
+namespace sql {
+class Connection;
+}  // namespace sql
+
+namespace rowpump::bench {
+
+// user_block_status(user_id PK, status, updated_time DATETIME(3), KEY(updated_time)): the
+// source problem. Every row is due (updated_time more than an hour ago), and updated_time is
+// distinct per row (1 ms apart: DATETIME(3) cannot hold finer steps), because the claim
+// sweeps forward by it and ties would make claims scan rows again.
+void create_dispatch_table(sql::Connection& db, std::int64_t rows);
+
+// tasks(user_id PK, status, updated_time, KEY(status, updated_time)): the one-shot shape
+// (due "status = 0"), used by the end-to-end benchmark and the per-worker claim baseline.
+void create_task_table(sql::Connection& db, std::int64_t rows);
+
+// timed_tasks(id PK, status, due_at DATETIME(6), started_at DATETIME(6), KEY(status, due_at)),
+// empty.
+void create_timed_table(sql::Connection& db);
+// Inserts `rows` rows into timed_tasks that become due at `rate` rows/s, the first one
+// `lead_ms` after the insert, by the DB clock.
+void schedule_timed_rows(sql::Connection& db, std::int64_t rows, double rate, int lead_ms);
+
+}  // namespace rowpump::bench

@@ -1,0 +1,96 @@
+// A worker for the end-to-end benchmarks, built on the worker SDK.
+//
+//   --mode noop      reports ok with status=1 at once (throughput: the handler costs nothing)
+//   --mode latency   reports ok with started=<wall clock at handler start, seconds.micros>,
+//                    which the queue's on_success stores; the driver compares it to due_at
+//
+// SIGTERM or SIGINT: stop fetching, finish the tasks in hand, exit. --time-limit is a
+// backstop so that a forgotten worker never runs for ever.
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "rowpump/worker.hpp"
+
+namespace {
+
+struct Args {
+    rowpump::WorkerOptions options;
+    std::string mode = "noop";
+    int time_limit_s = 600;
+};
+
+std::string wall_clock_text() {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    char text[32];
+    std::snprintf(text, sizeof text, "%lld.%06lld", static_cast<long long>(us / 1000000),
+                  static_cast<long long>(us % 1000000));
+    return text;
+}
+
+Args parse_args(int argc, char** argv) {
+    Args args;
+    args.options.queue = "bench";
+    CLI::App app{"rowpump benchmark worker"};
+    app.add_option("--redis-host", args.options.redis.host);
+    app.add_option("--redis-port", args.options.redis.port)->required();
+    app.add_option("--queue", args.options.queue);
+    app.add_option("--threads", args.options.threads)->check(CLI::PositiveNumber);
+    app.add_option("--mode", args.mode)->check(CLI::IsMember({"noop", "latency"}));
+    app.add_option("--time-limit", args.time_limit_s, "seconds");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        std::exit(app.exit(e));
+    }
+    return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const Args args = parse_args(argc, argv);
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread starts
+    alarm(static_cast<unsigned>(args.time_limit_s));
+
+    rowpump::Worker worker(args.options);
+    const bool latency = args.mode == "latency";
+    int exit_code = 0;
+    std::thread runner([&] {
+        try {
+            worker.run([latency](const rowpump::Task&) {
+                if (latency) return rowpump::Outcome::success({{"started", wall_clock_text()}});
+                return rowpump::Outcome::success({{"status", "1"}});
+            });
+        } catch (const std::exception& e) {
+            std::cerr << "e2e_worker: " << e.what() << "\n";
+            exit_code = 1;
+        }
+        kill(getpid(), SIGTERM);  // run() returned on its own: wake the main thread
+    });
+    int signal = 0;
+    sigwait(&signals, &signal);
+    worker.stop();
+    runner.join();
+    return exit_code;
+} catch (const std::exception& e) {
+    std::cerr << "e2e_worker: " << e.what() << "\n";
+    return 2;
+}

@@ -1,0 +1,40 @@
+#include "support/server_env.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace rowpump::bench {
+
+namespace {
+
+std::string required(const char* name) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') {
+        throw std::runtime_error(std::string(name) +
+                                 " is not set (source the env file of scripts/servers.sh)");
+    }
+    return value;
+}
+
+std::string optional(const char* name, std::string fallback) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+}  // namespace
+
+ServerEnv server_env_from_environment() {
+    ServerEnv env;
+    env.mysql_host = optional("ROWPUMP_MYSQL_HOST", env.mysql_host);
+    env.mysql_port = std::stoi(required("ROWPUMP_MYSQL_PORT"));
+    env.mysql_user = required("ROWPUMP_MYSQL_USER");
+    env.mysql_password = required("ROWPUMP_MYSQL_PASSWORD");
+    env.mysql_database = required("ROWPUMP_MYSQL_DATABASE");
+    env.mysql_pid = static_cast<pid_t>(std::stol(optional("ROWPUMP_MYSQL_PID", "0")));
+    env.redis_host = optional("ROWPUMP_REDIS_HOST", env.redis_host);
+    env.redis_port = std::stoi(required("ROWPUMP_REDIS_PORT"));
+    env.redis_pid = static_cast<pid_t>(std::stol(optional("ROWPUMP_REDIS_PID", "0")));
+    return env;
+}
+
+}  // namespace rowpump::bench

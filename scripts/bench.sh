@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the benchmarks described in docs/benchmarks.md and prints their summary (markdown).
+#   scripts/bench.sh [--quick] [--keep] [-- DRIVER_OPTION...]
+# Installs packages, builds Release in build-bench/, starts throwaway MariaDB and Redis in
+# run/bench-<time>/ (scripts/servers.sh), runs the driver (build-bench/bench/rowpump_bench)
+# against them, stops them. The run directory keeps summary.md, results.tsv (every
+# repetition), machine.md, the generated configs and every process's log.
+# --quick: small tables and one repetition, a smoke test of the chain (~2 min; its figures
+# mean little). --keep: leave the servers and their data running. Options after -- go to the
+# driver (see build-bench/bench/rowpump_bench --help), e.g. -- --phases dispatch --reps 5.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+quick=0 keep=0
+driver_args=()
+while (($#)); do
+    case $1 in
+        --quick) quick=1; shift ;;
+        --keep) keep=1; shift ;;
+        --) shift; driver_args+=("$@"); break ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        *) die "unknown argument: $1 (driver options go after --)" ;;
+    esac
+done
+if ((quick)); then
+    driver_args=(--reps 1 --rows 100000 --batches 1000 --dispatch-time-limit 60
+        --e2e-rows 100000 --e2e-configs 2x4 --latency-seconds 5 --latency-polls 50ms
+        --baseline-seconds 5 --baseline-table-rows 100000 "${driver_args[@]}")
+fi
+
+build_dir=$ROWPUMP_ROOT/build-bench
+run_dir=$ROWPUMP_ROOT/run/bench-$(date +%Y%m%d-%H%M%S)
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    if [[ -e $run_dir/env ]] && ((!keep)); then
+        "$ROWPUMP_ROOT/scripts/servers.sh" stop "$run_dir" || status=1
+        rm -rf "$run_dir/mysql" "$run_dir/redis"  # GBs of table data; the logs stay
+    fi
+    [[ -d $run_dir ]] && log "results, configs and logs: $run_dir"
+    exit "$status"
+}
+
+machine_info() {
+    local cpu mem
+    cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+    mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+    say "| what | value |"
+    say "|---|---|"
+    say "| CPU | $(nproc) cores, ${cpu:-unknown} |"
+    say "| memory | $mem |"
+    say "| kernel | $(uname -r) |"
+    say "| MariaDB | $(mariadbd --version 2>/dev/null | awk '{ print $3 }') (buffer pool 512M, flush_log_at_trx_commit=2; see scripts/servers.sh) |"
+    say "| Redis | $(redis-server --version | awk '{ print $3 }' | sed 's/v=//') |"
+    say "| compiler | $(g++ --version | head -n 1) (Release: -O3 -DNDEBUG) |"
+    say "| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |"
+}
+
+"$ROWPUMP_ROOT/scripts/install-deps.sh"
+
+log "building (Release) in $build_dir"
+mkdir -p "$build_dir"
+cmake -S "$ROWPUMP_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DROWPUMP_BUILD_TESTS=OFF \
+    -DROWPUMP_BUILD_BENCH=ON >"$build_dir/configure.log" 2>&1 ||
+    { cat "$build_dir/configure.log" >&2; die "cmake configure failed"; }
+cmake --build "$build_dir" -j"${JOBS:-$(nproc)}" --target rowpump_bench
+
+mkdir -p "${run_dir%/*}"
+mkdir "$run_dir" || die "$run_dir exists"
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+"$ROWPUMP_ROOT/scripts/servers.sh" start "$run_dir"
+set -a
+# shellcheck source=/dev/null
+source "$run_dir/env"
+set +a
+
+machine_info >"$run_dir/machine.md"
+log "running the benchmarks; progress below, summary at the end"
+"$build_dir/bench/rowpump_bench" --run-dir "$run_dir" "${driver_args[@]}" >/dev/null
+printf '| load average at end | %s |\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$run_dir/machine.md"
+
+say "## Machine"
+say
+cat "$run_dir/machine.md"
+say
+cat "$run_dir/summary.md"

@@ -33,7 +33,8 @@ bool contains(const std::string& text, const std::string& part) {
 int line_of(const std::string& text, const std::string& part) {
     std::size_t at = text.find(part);
     REQUIRE(at != std::string::npos);
-    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    return 1 + static_cast<int>(
+                   std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
 }
 
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {
@@ -44,7 +45,7 @@ std::string replace_once(std::string text, const std::string& from, const std::s
 
 }  // namespace
 
-TEST_CASE("rowpump migrate prints the ALTER TABLE without --apply, and --apply twice is harmless",
+TEST_CASE("rowpump migrate prints the ALTER TABLE without --apply and --apply twice is harmless",
           "[dispatcher]") {
     TestBed bed;
     MysqlClient db = bed.db();
@@ -64,8 +65,10 @@ TEST_CASE("rowpump migrate prints the ALTER TABLE without --apply, and --apply t
     INFO(first.describe());
     REQUIRE(first.status.success());
     CHECK(bookkeeping_columns(db) == 5);
-    CHECK(db.scalar("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
-                    "DATABASE() AND TABLE_NAME = 'user_block_status' AND INDEX_NAME = 'rp_token_idx'") == 1);
+    CHECK(db.scalar(
+              "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
+              "DATABASE() AND TABLE_NAME = 'user_block_status' AND INDEX_NAME = 'rp_token_idx'") ==
+          1);
     const std::string migrated = create_table(db);
 
     RunResult second = rowpump_cli({"migrate", "-c", config, "--apply"});
@@ -75,12 +78,13 @@ TEST_CASE("rowpump migrate prints the ALTER TABLE without --apply, and --apply t
     CHECK(db.scalar("SELECT COUNT(*) FROM user_block_status") == 10);
 }
 
-TEST_CASE("rowpump check passes on a migrated table and prints the claim statement", "[dispatcher]") {
+TEST_CASE("rowpump check passes on a migrated table and prints the claim statement",
+          "[dispatcher]") {
     TestBed bed;
     MysqlClient db = bed.db();
     create_user_block_status(db);
-    insert_users(db, 1, 2000, "NOW(3)");                   // most rows are not due ...
-    insert_users(db, 5001, 20);                            // ... so the index is worth using
+    insert_users(db, 1, 2000, "NOW(3)");  // most rows are not due ...
+    insert_users(db, 5001, 20);           // ... so the index is worth using
     std::string config = bed.write_config();
     migrate_apply(config);
 
@@ -156,7 +160,7 @@ TEST_CASE("rowpump check warns when the due condition has no usable index", "[di
     CHECK_FALSE(strict.status.success());  // ... unless --strict
 }
 
-TEST_CASE("rowpump run with a bad config exits non-zero naming file, line and key",
+TEST_CASE("rowpump run with a bad config exits non-zero naming file and line and key",
           "[dispatcher]") {
     TempDir dir("rowpump-it-");
     ConfigSpec spec;

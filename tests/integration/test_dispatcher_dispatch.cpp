@@ -46,7 +46,7 @@ void stop_dispatcher(Dispatcher& dispatcher) {
 
 }  // namespace
 
-TEST_CASE("100,000 due rows are all pushed, each exactly once, with the token MySQL holds",
+TEST_CASE("100000 due rows are all pushed exactly once with the token MySQL holds",
           "[dispatcher]") {
     constexpr std::int64_t kRows = 100000;
     TestBed bed;
@@ -62,10 +62,13 @@ TEST_CASE("100,000 due rows are all pushed, each exactly once, with the token My
     auto dispatcher = bed.start_dispatcher(config);
     rowpump::redis::Connection redis = bed.redis_client();
     const std::string key = ready_key("users");
-    bool all_claimed_and_pushed = eventually(50s, [&] {
-        return list_length(redis, key) >= kRows &&
-               db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NULL") == 0;
-    }, 100ms);
+    bool all_claimed_and_pushed = eventually(
+        50s,
+        [&] {
+            return list_length(redis, key) >= kRows &&
+                   db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NULL") == 0;
+        },
+        100ms);
     INFO("ready list length " << list_length(redis, key));
     REQUIRE(all_claimed_and_pushed);
     stop_dispatcher(*dispatcher);  // from here on the list can no longer change
@@ -91,7 +94,8 @@ TEST_CASE("100,000 due rows are all pushed, each exactly once, with the token My
     for (const auto& [id, token] : stored) {
         auto pushed = token_by_id.find(id);
         if (pushed == token_by_id.end() || !token || pushed->second != *token) {
-            if (mismatches++ == 0) example = "row " + id + " stored token " + token.value_or("NULL");
+            if (mismatches++ == 0)
+                example = "row " + id + " stored token " + token.value_or("NULL");
         }
     }
     INFO("first mismatch: " << example);
@@ -109,15 +113,14 @@ TEST_CASE("rows inserted while the dispatcher runs are dispatched", "[dispatcher
     const std::string key = ready_key("users");
     REQUIRE(eventually(20s, [&] { return list_length(redis, key) == 100; }));
 
-    insert_users(db, 1001, 50);                                      // due now
-    insert_users(db, 2001, 1, "NOW(3) - INTERVAL 9 SECOND");          // due in a second
-    insert_users(db, 3001, 1, "NOW(3) + INTERVAL 1 HOUR");            // not due
+    insert_users(db, 1001, 50);                               // due now
+    insert_users(db, 2001, 1, "NOW(3) - INTERVAL 9 SECOND");  // due in a second
+    insert_users(db, 3001, 1, "NOW(3) + INTERVAL 1 HOUR");    // not due
     std::set<std::string> expected = id_range(1, 100);
     for (const auto& id : id_range(1001, 50)) expected.insert(id);
     expected.insert("2001");
-    bool all_there = eventually(20s, [&] {
-        return ids_of(parse_ready_all(list_all(redis, key))) == expected;
-    }, 50ms);
+    bool all_there = eventually(
+        20s, [&] { return ids_of(parse_ready_all(list_all(redis, key))) == expected; }, 50ms);
     INFO("ready list length " << list_length(redis, key));
     CHECK(all_there);
     stop_dispatcher(*dispatcher);
@@ -128,7 +131,7 @@ TEST_CASE("rows inserted while the dispatcher runs are dispatched", "[dispatcher
     CHECK_FALSE(db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = 3001"));
 }
 
-TEST_CASE("a row whose lease expired is dispatched again, a leased one is not", "[dispatcher]") {
+TEST_CASE("a row whose lease expired is dispatched again and a leased one is not", "[dispatcher]") {
     TestBed bed;
     MysqlClient db = bed.db();
     seed_user_block_status(db, 3);
@@ -154,7 +157,8 @@ TEST_CASE("a row whose lease expired is dispatched again, a leased one is not", 
     std::vector<Task> tasks = parse_ready_all(list_all(redis, key));
     CHECK(ids_of(tasks) == std::set<std::string>{"1", "3", "4"});
     CHECK(tasks.size() == 3);
-    CHECK(db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = 2") == leased_token);
+    CHECK(db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = 2") ==
+          leased_token);
     auto row1 = db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = 1");
     REQUIRE(row1);
     CHECK(*row1 != expired_token);
@@ -187,11 +191,14 @@ TEST_CASE("the ready list never grows past max_backlog", "[dispatcher]") {
     const std::string key = ready_key("users");
     std::int64_t max_seen = 0;
     std::size_t samples = 0;
-    bool drained = eventually(50s, [&] {
-        max_seen = std::max(max_seen, list_length(redis, key));
-        ++samples;
-        return consumer.count() >= static_cast<std::size_t>(kRows);
-    }, 2ms);
+    bool drained = eventually(
+        50s,
+        [&] {
+            max_seen = std::max(max_seen, list_length(redis, key));
+            ++samples;
+            return consumer.count() >= static_cast<std::size_t>(kRows);
+        },
+        2ms);
     consumer.stop();
     INFO("samples " << samples << ", largest LLEN seen " << max_seen << ", popped "
                     << consumer.count());

@@ -27,7 +27,8 @@ std::set<std::string> id_range(std::int64_t first, std::int64_t count) {
     return ids;
 }
 
-std::size_t count_missing(const std::set<std::string>& expected, const std::set<std::string>& seen) {
+std::size_t count_missing(const std::set<std::string>& expected,
+                          const std::set<std::string>& seen) {
     std::size_t missing = 0;
     for (const auto& id : expected) missing += seen.count(id) == 0 ? 1 : 0;
     return missing;
@@ -62,7 +63,9 @@ TEST_CASE("Redis and MySQL restarted mid-run: the dispatcher recovers and no row
 
     auto dispatcher = bed.start_dispatcher(config);
     Consumer consumer(paced_consumer(bed, "users"));
-    auto received = [&](std::size_t n) { return [&consumer, n] { return consumer.ids().size() >= n; }; };
+    auto received = [&](std::size_t n) {
+        return [&consumer, n] { return consumer.ids().size() >= n; };
+    };
 
     REQUIRE(eventually(30s, received(600)));
     bed.redis.kill();  // the ready list and every unapplied done report are gone
@@ -72,7 +75,8 @@ TEST_CASE("Redis and MySQL restarted mid-run: the dispatcher recovers and no row
     bed.mysql.start();
 
     std::set<std::string> all = id_range(1, kRows);
-    bool everything = eventually(45s, [&] { return count_missing(all, consumer.ids()) == 0; }, 50ms);
+    bool everything = eventually(
+        45s, [&] { return count_missing(all, consumer.ids()) == 0; }, 50ms);
     INFO("ids received " << consumer.ids().size() << " of " << kRows << ", messages "
                          << consumer.count() << ", consumer errors " << consumer.errors());
     CHECK(everything);
@@ -80,10 +84,12 @@ TEST_CASE("Redis and MySQL restarted mid-run: the dispatcher recovers and no row
 
     // The done reports lost with Redis are re-sent after the lease: every row ends up done.
     MysqlClient db2 = bed.db();  // the first session died with the server
-    bool all_done = eventually(30s, [&] {
-        return db2.scalar("SELECT COUNT(*) FROM user_block_status WHERE status <> 1") == 0;
-    }, 100ms);
-    INFO("rows not done: " << db2.scalar("SELECT COUNT(*) FROM user_block_status WHERE status <> 1"));
+    bool all_done = eventually(
+        30s,
+        [&] { return db2.scalar("SELECT COUNT(*) FROM user_block_status WHERE status <> 1") == 0; },
+        100ms);
+    INFO("rows not done: " << db2.scalar(
+             "SELECT COUNT(*) FROM user_block_status WHERE status <> 1"));
     CHECK(all_done);
     CHECK(dispatcher->running());
     consumer.stop();
@@ -104,11 +110,13 @@ TEST_CASE("SIGTERM mid-run: exit 0 within 1.5 s and no row claimed without being
     auto dispatcher = bed.start_dispatcher(config);
     rowpump::redis::Connection redis = bed.redis_client();
     const std::string key = ready_key("users");
-    REQUIRE(eventually(20s, [&] { return list_length(redis, key) >= 2000; }, 5ms));
+    REQUIRE(eventually(
+        20s, [&] { return list_length(redis, key) >= 2000; }, 5ms));
     dispatcher->signal(SIGTERM);
     auto sent = std::chrono::steady_clock::now();
     std::optional<ExitStatus> status = dispatcher->wait(1500ms);
-    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sent);
+    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - sent);
     INFO("dispatcher stopped after " << took.count() << " ms");
     REQUIRE(status);
     CHECK(status->describe() == "exit code 0");
@@ -116,7 +124,8 @@ TEST_CASE("SIGTERM mid-run: exit 0 within 1.5 s and no row claimed without being
     std::vector<std::string> messages = list_all(redis, key);
     std::set<std::string> pushed(messages.begin(), messages.end());
     CHECK(pushed.size() == messages.size());
-    auto claimed = db.map("SELECT user_id, rp_token FROM user_block_status WHERE rp_token IS NOT NULL");
+    auto claimed =
+        db.map("SELECT user_id, rp_token FROM user_block_status WHERE rp_token IS NOT NULL");
     std::vector<std::string> claimed_not_pushed;
     for (const auto& [id, token] : claimed) {
         if (pushed.count(id + ":" + *token) == 0) claimed_not_pushed.push_back(id);
@@ -143,7 +152,7 @@ TEST_CASE("SIGTERM mid-run: exit 0 within 1.5 s and no row claimed without being
     CHECK(claimed_not_pushed.empty());
 }
 
-TEST_CASE("MySQL down at start: the dispatcher waits, then works once the server is up",
+TEST_CASE("MySQL down at start: the dispatcher waits and works once the server is up",
           "[dispatcher]") {
     TestBed bed;
     MysqlClient db = bed.db();
@@ -168,7 +177,7 @@ TEST_CASE("MySQL down at start: the dispatcher waits, then works once the server
     CHECK(dispatcher->running());
 }
 
-TEST_CASE("Redis down at start: the dispatcher waits, then works once the server is up",
+TEST_CASE("Redis down at start: the dispatcher waits and works once the server is up",
           "[dispatcher]") {
     TestBed bed;
     MysqlClient db = bed.db();

@@ -94,14 +94,20 @@ std::map<std::string, std::optional<std::string>> MysqlClient::map(const std::st
     return out;
 }
 
-MysqlThreadScope::MysqlThreadScope() { driver()->threadInit(); }
-MysqlThreadScope::~MysqlThreadScope() { driver()->threadEnd(); }
+MysqlThreadScope::MysqlThreadScope() {
+    driver()->threadInit();
+}
+MysqlThreadScope::~MysqlThreadScope() {
+    driver()->threadEnd();
+}
 
 std::string sql_quote(const std::string& value) {
     std::string out = "'";
     for (char c : value) {
-        if (c == '\'' || c == '\\') out += c == '\'' ? "''" : "\\\\";
-        else out += c;
+        if (c == '\'' || c == '\\')
+            out += c == '\'' ? "''" : "\\\\";
+        else
+            out += c;
     }
     return out + "'";
 }

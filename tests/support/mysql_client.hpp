@@ -27,7 +27,7 @@ struct MysqlLogin {
 using Row = std::vector<std::optional<std::string>>;
 
 class MysqlClient {
-public:
+  public:
     // Throws sql::SQLException (a std::runtime_error) when the server cannot be reached.
     static MysqlClient connect(const MysqlLogin& login);
 
@@ -40,19 +40,19 @@ public:
     // First column of the first row; throws std::runtime_error on no row or NULL.
     std::int64_t scalar(const std::string& sql);
     std::optional<std::string> scalar_string(const std::string& sql);  // nullopt on NULL
-    std::vector<std::string> column(const std::string& sql);  // first column, NULL as ""
+    std::vector<std::string> column(const std::string& sql);           // first column, NULL as ""
     std::vector<Row> rows(const std::string& sql);
     // Two columns as a map: first -> second (NULL second as nullopt).
     std::map<std::string, std::optional<std::string>> map(const std::string& sql);
 
-private:
+  private:
     explicit MysqlClient(std::unique_ptr<sql::Connection> connection);
     std::unique_ptr<sql::Connection> connection_;
 };
 
 // Calls the connector's per-thread init/end for a thread other than main that uses MySQL.
 class MysqlThreadScope {
-public:
+  public:
     MysqlThreadScope();
     ~MysqlThreadScope();
     MysqlThreadScope(const MysqlThreadScope&) = delete;

@@ -18,10 +18,18 @@ extern char** environ;
 
 namespace rowpump::test {
 
-bool ExitStatus::exited() const { return WIFEXITED(raw); }
-int ExitStatus::code() const { return WEXITSTATUS(raw); }
-bool ExitStatus::signaled() const { return WIFSIGNALED(raw); }
-int ExitStatus::signal() const { return WTERMSIG(raw); }
+bool ExitStatus::exited() const {
+    return WIFEXITED(raw);
+}
+int ExitStatus::code() const {
+    return WEXITSTATUS(raw);
+}
+bool ExitStatus::signaled() const {
+    return WIFSIGNALED(raw);
+}
+int ExitStatus::signal() const {
+    return WTERMSIG(raw);
+}
 
 std::string ExitStatus::describe() const {
     if (exited()) return "exit code " + std::to_string(code());
@@ -136,7 +144,8 @@ bool ChildProcess::reap(bool block) {
         status_ = ExitStatus{raw};
         return true;
     }
-    if (r < 0) throw std::runtime_error("waitpid " + std::to_string(pid_) + ": " + std::strerror(errno));
+    if (r < 0)
+        throw std::runtime_error("waitpid " + std::to_string(pid_) + ": " + std::strerror(errno));
     return false;
 }
 
@@ -153,7 +162,9 @@ std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) 
     return status_;
 }
 
-bool ChildProcess::running() { return !reap(false); }
+bool ChildProcess::running() {
+    return !reap(false);
+}
 
 ExitStatus ChildProcess::kill() {
     signal(SIGKILL);

@@ -28,13 +28,13 @@ struct ExitStatus {
 
 struct SpawnOptions {
     std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) ours
-    std::string stdout_path;  // empty: /dev/null
-    std::string stderr_path;  // empty: same file as stdout
-    std::string working_dir;  // empty: ours
+    std::string stdout_path;                               // empty: /dev/null
+    std::string stderr_path;                               // empty: same file as stdout
+    std::string working_dir;                               // empty: ours
 };
 
 class ChildProcess {
-public:
+  public:
     // Starts argv[0] (looked up in PATH when it has no '/'). Throws std::runtime_error when
     // the program cannot be started. The child gets SIGKILL if this thread of ours dies, so
     // an aborted test leaves no server behind: start children from the test's main thread.
@@ -54,7 +54,7 @@ public:
     // SIGKILL, then reap.
     ExitStatus kill();
 
-private:
+  private:
     bool reap(bool block);
 
     std::vector<std::string> argv_;

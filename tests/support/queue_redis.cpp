@@ -5,7 +5,9 @@
 
 namespace rowpump::test {
 
-std::string ready_key(const std::string& queue) { return protocol::keys_for(queue).ready; }
+std::string ready_key(const std::string& queue) {
+    return protocol::keys_for(queue).ready;
+}
 
 std::int64_t list_length(redis::Connection& redis, const std::string& key) {
     return redis.command({"LLEN", key}).integer();
@@ -16,7 +18,8 @@ std::vector<std::string> list_all(redis::Connection& redis, const std::string& k
     std::vector<std::string> out;
     for (std::int64_t start = 0;; start += kChunk) {
         std::vector<std::string> part =
-            redis.command({"LRANGE", key, std::to_string(start), std::to_string(start + kChunk - 1)})
+            redis
+                .command({"LRANGE", key, std::to_string(start), std::to_string(start + kChunk - 1)})
                 .strings();
         out.insert(out.end(), part.begin(), part.end());
         if (static_cast<std::int64_t>(part.size()) < kChunk) return out;
@@ -41,7 +44,9 @@ Consumer::Consumer(ConsumerOptions options)
       done_(protocol::keys_for(options_.queue).done),
       thread_([this] { run(); }) {}
 
-Consumer::~Consumer() { stop(); }
+Consumer::~Consumer() {
+    stop();
+}
 
 void Consumer::stop() {
     stop_ = true;

@@ -27,7 +27,7 @@ std::vector<protocol::Task> parse_ready_all(const std::vector<std::string>& mess
 struct ConsumerOptions {
     redis::Options redis;
     std::string queue;
-    int per_pop = 5;  // LPOP <key> <count>
+    int per_pop = 5;                     // LPOP <key> <count>
     std::chrono::milliseconds pause{5};  // between pops: the consumer's pace
     // Report each task "ok" with these values by pushing a done message straight to the done
     // list, as a plain (non-SDK) worker may.
@@ -38,7 +38,7 @@ struct ConsumerOptions {
 // A thread popping ready messages and remembering them. Survives Redis restarts: it
 // reconnects until stopped.
 class Consumer {
-public:
+  public:
     explicit Consumer(ConsumerOptions options);
     ~Consumer();
     Consumer(const Consumer&) = delete;
@@ -47,11 +47,11 @@ public:
     void stop();
     std::vector<std::string> messages() const;  // every message popped, in order
     std::size_t count() const;
-    std::set<std::string> ids() const;  // distinct row ids popped
+    std::set<std::string> ids() const;              // distinct row ids popped
     std::size_t errors() const { return errors_; }  // connection errors seen
     std::string last_error() const;
 
-private:
+  private:
     void run();
     void pop_once(redis::Connection& redis);
 

@@ -14,7 +14,8 @@ RunResult rowpump_cli(std::vector<std::string> args, std::chrono::milliseconds t
 
 void migrate_apply(const std::string& config) {
     RunResult r = rowpump_cli({"migrate", "-c", config, "--apply"});
-    if (!r.status.success()) throw std::runtime_error("rowpump migrate --apply failed: " + r.describe());
+    if (!r.status.success())
+        throw std::runtime_error("rowpump migrate --apply failed: " + r.describe());
 }
 
 namespace {
@@ -37,7 +38,11 @@ Dispatcher::~Dispatcher() {
     }
 }
 
-std::string Dispatcher::log() const { return read_file(log_path_); }
-std::string Dispatcher::log_tail(std::size_t lines) const { return file_tail(log_path_, lines); }
+std::string Dispatcher::log() const {
+    return read_file(log_path_);
+}
+std::string Dispatcher::log_tail(std::size_t lines) const {
+    return file_tail(log_path_, lines);
+}
 
 }  // namespace rowpump::test

@@ -21,7 +21,7 @@ void migrate_apply(const std::string& config);
 // `rowpump --log-level debug run -c CONFIG`, output to `log_path`. Killed when destroyed;
 // if the test case failed, the tail of its log goes to stderr first.
 class Dispatcher {
-public:
+  public:
     Dispatcher(const std::string& config, std::string log_path);
     ~Dispatcher();
     Dispatcher(const Dispatcher&) = delete;
@@ -30,13 +30,15 @@ public:
     ChildProcess& process() { return process_; }
     bool running() { return process_.running(); }
     void signal(int sig) { process_.signal(sig); }
-    std::optional<ExitStatus> wait(std::chrono::milliseconds timeout) { return process_.wait(timeout); }
+    std::optional<ExitStatus> wait(std::chrono::milliseconds timeout) {
+        return process_.wait(timeout);
+    }
 
     const std::string& log_path() const { return log_path_; }
     std::string log() const;
     std::string log_tail(std::size_t lines = 40) const;
 
-private:
+  private:
     std::string log_path_;
     ChildProcess process_;
 };

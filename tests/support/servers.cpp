@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,24 +51,47 @@ std::string find_program(std::initializer_list<const char*> candidates) {
 // Both the template and every server use this redo log size, so no resize at start-up.
 constexpr const char* kRedoLogSize = "--innodb-log-file-size=64M";
 
-// mariadb-install-db takes about a second: do it once per test process and copy the result.
-const std::string& template_datadir() {
-    static TempDir dir("rowpump-mariadb-template-", TempDir::Keep::never);
-    static bool ready = false;
-    if (!ready) {
-        std::string install =
-            find_program({"/usr/bin/mariadb-install-db", "/usr/sbin/mariadb-install-db",
-                          "/usr/bin/mysql_install_db"});
-        RunResult r = run_program({install, "--no-defaults", "--user=root",
-                                   "--datadir=" + dir.file("data"),
-                                   "--auth-root-authentication-method=normal", "--skip-test-db",
-                                   kRedoLogSize},
-                                  120s);
-        if (!r.status.success()) throw std::runtime_error("mariadb-install-db failed: " + r.describe());
-        ready = true;
+// mariadb-install-db takes seconds, and ctest runs every test case in a process of its own:
+// one initialized datadir is kept under /tmp for all of them, keyed by the server binary
+// and the options, and copied for each server. Servers never run on the template itself.
+std::string template_key(const std::string& mariadbd) {
+    struct stat st {};
+    if (::stat(mariadbd.c_str(), &st) != 0) throw std::runtime_error("stat " + mariadbd);
+    return std::to_string(st.st_size) + "-" + std::to_string(st.st_mtime) + "-log64M";
+}
+
+std::string build_template(const std::string& target) {
+    std::string install =
+        find_program({"/usr/bin/mariadb-install-db", "/usr/sbin/mariadb-install-db",
+                      "/usr/bin/mysql_install_db"});
+    std::string scratch = target + ".tmp-" + std::to_string(::getpid());
+    fs::remove_all(scratch);
+    RunResult r =
+        run_program({install, "--no-defaults", "--user=root", "--datadir=" + scratch,
+                     "--auth-root-authentication-method=normal", "--skip-test-db", kRedoLogSize},
+                    120s);
+    if (!r.status.success()) {
+        fs::remove_all(scratch);
+        throw std::runtime_error("mariadb-install-db failed: " + r.describe());
     }
-    static const std::string path = dir.file("data");
+    // rename() is atomic: other test processes see no template or a complete one. If one of
+    // them won the race, theirs is as good as ours.
+    if (::rename(scratch.c_str(), target.c_str()) != 0) fs::remove_all(scratch);
+    return target;
+}
+
+const std::string& template_datadir(const std::string& mariadbd) {
+    static const std::string path = [&] {
+        std::string cache = "/tmp/rowpump-test-cache-" + std::to_string(::getuid());
+        fs::create_directories(cache);
+        std::string target = cache + "/mariadb-datadir-" + template_key(mariadbd);
+        return fs::exists(target) ? target : build_template(target);
+    }();
     return path;
+}
+
+std::string mariadbd_path() {
+    return find_program({"/usr/sbin/mariadbd", "/usr/bin/mariadbd", "/usr/sbin/mysqld"});
 }
 
 // Stops a server child: `sig`, then wait; SIGKILL if it ignores us.
@@ -81,7 +105,10 @@ void stop_child(std::unique_ptr<ChildProcess>& process, int sig, std::chrono::mi
 }  // namespace
 
 MariaDb::MariaDb() : dir_("rowpump-mariadb-"), port_(free_port()) {
-    fs::copy(template_datadir(), dir_.file("data"), fs::copy_options::recursive);
+    fs::copy(template_datadir(mariadbd_path()), dir_.file("data"), fs::copy_options::recursive);
+    // Our own tmpdir: at start-up mariadbd deletes #sql* files in its tmpdir, which in /tmp
+    // could belong to another test's server.
+    fs::create_directory(dir_.file("tmp"));
     start();
 }
 
@@ -94,17 +121,16 @@ MariaDb::~MariaDb() {
 
 void MariaDb::start() {
     if (process_ && process_->running()) return;
-    std::string mariadbd = find_program({"/usr/sbin/mariadbd", "/usr/bin/mariadbd", "/usr/sbin/mysqld"});
+    std::string mariadbd = mariadbd_path();
     SpawnOptions options;
     options.stdout_path = dir_.file("stdout.log");
     process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{mariadbd, "--no-defaults", "--user=root",
-                                 "--datadir=" + dir_.file("data"), "--socket=" + dir_.file("sock"),
-                                 "--pid-file=" + dir_.file("mariadbd.pid"),
-                                 "--log-error=" + log_path(), "--port=" + std::to_string(port_),
-                                 "--bind-address=127.0.0.1", "--skip-name-resolve",
-                                 "--innodb-buffer-pool-size=256M",
-                                 "--innodb-flush-log-at-trx-commit=2", kRedoLogSize},
+        std::vector<std::string>{
+            mariadbd, "--no-defaults", "--user=root", "--datadir=" + dir_.file("data"),
+            "--socket=" + dir_.file("sock"), "--pid-file=" + dir_.file("mariadbd.pid"),
+            "--log-error=" + log_path(), "--tmpdir=" + dir_.file("tmp"),
+            "--port=" + std::to_string(port_), "--bind-address=127.0.0.1", "--skip-name-resolve",
+            "--innodb-buffer-pool-size=256M", "--innodb-flush-log-at-trx-commit=2", kRedoLogSize},
         options);
     wait_ready();
     create_user();
@@ -135,14 +161,21 @@ void MariaDb::create_user() {
     MysqlClient root = connect_root();
     for (const char* host : {"127.0.0.1", "localhost"}) {
         std::string account = std::string("'") + kUser + "'@'" + host + "'";
-        root.exec("CREATE USER IF NOT EXISTS " + account + " IDENTIFIED BY " + sql_quote(kPassword));
+        root.exec("CREATE USER IF NOT EXISTS " + account + " IDENTIFIED BY " +
+                  sql_quote(kPassword));
         root.exec("GRANT ALL PRIVILEGES ON *.* TO " + account + " WITH GRANT OPTION");
     }
 }
 
-void MariaDb::stop() { stop_child(process_, SIGTERM, 60s); }
-void MariaDb::kill() { stop_child(process_, SIGKILL, 10s); }
-bool MariaDb::running() { return process_ && process_->running(); }
+void MariaDb::stop() {
+    stop_child(process_, SIGTERM, 60s);
+}
+void MariaDb::kill() {
+    stop_child(process_, SIGKILL, 10s);
+}
+bool MariaDb::running() {
+    return process_ && process_->running();
+}
 
 MysqlLogin MariaDb::login(const std::string& database) const {
     return MysqlLogin{"127.0.0.1", port_, kUser, kPassword, database};
@@ -162,7 +195,9 @@ std::string MariaDb::create_database() {
     return name;
 }
 
-RedisServer::RedisServer() : dir_("rowpump-redis-"), port_(free_port()) { start(); }
+RedisServer::RedisServer() : dir_("rowpump-redis-"), port_(free_port()) {
+    start();
+}
 
 RedisServer::~RedisServer() {
     try {
@@ -203,9 +238,15 @@ void RedisServer::wait_ready() {
                              file_tail(log_path()));
 }
 
-void RedisServer::stop() { stop_child(process_, SIGTERM, 10s); }
-void RedisServer::kill() { stop_child(process_, SIGKILL, 10s); }
-bool RedisServer::running() { return process_ && process_->running(); }
+void RedisServer::stop() {
+    stop_child(process_, SIGTERM, 10s);
+}
+void RedisServer::kill() {
+    stop_child(process_, SIGKILL, 10s);
+}
+bool RedisServer::running() {
+    return process_ && process_->running();
+}
 
 redis::Options RedisServer::options() const {
     redis::Options o;
@@ -213,6 +254,8 @@ redis::Options RedisServer::options() const {
     return o;
 }
 
-redis::Connection RedisServer::connect() const { return redis::Connection::connect(options()); }
+redis::Connection RedisServer::connect() const {
+    return redis::Connection::connect(options());
+}
 
 }  // namespace rowpump::test

@@ -19,7 +19,7 @@ namespace rowpump::test {
 int free_port();
 
 class MariaDb {
-public:
+  public:
     static constexpr const char* kUser = "rowpump";
     static constexpr const char* kPassword = "rowpump-test-pw";
 
@@ -45,7 +45,7 @@ public:
     // A new, empty database with a name unique on this server.
     std::string create_database();
 
-private:
+  private:
     void wait_ready();
     void create_user();
 
@@ -56,7 +56,7 @@ private:
 };
 
 class RedisServer {
-public:
+  public:
     RedisServer();  // started; no persistence, so a restart starts empty
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
@@ -74,7 +74,7 @@ public:
     redis::Options options() const;
     redis::Connection connect() const;
 
-private:
+  private:
     void wait_ready();
 
     TempDir dir_;

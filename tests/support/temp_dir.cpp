@@ -34,7 +34,9 @@ struct FailureListener : Catch::TestEventListenerBase {
 
 CATCH_REGISTER_LISTENER(FailureListener)
 
-bool current_test_failed() { return g_test_failed || std::uncaught_exceptions() > 0; }
+bool current_test_failed() {
+    return g_test_failed || std::uncaught_exceptions() > 0;
+}
 
 TempDir::TempDir(const std::string& prefix, Keep keep) : keep_(keep) {
     std::string pattern = "/tmp/" + prefix + "XXXXXX";

@@ -9,7 +9,7 @@
 namespace rowpump::test {
 
 class TempDir {
-public:
+  public:
     // mkdtemp("/tmp/<prefix>XXXXXX"); throws std::runtime_error on failure.
     enum class Keep { on_failure, never };
     explicit TempDir(const std::string& prefix = "rowpump-test-", Keep keep = Keep::on_failure);
@@ -20,7 +20,7 @@ public:
     const std::string& path() const { return path_; }
     std::string file(const std::string& name) const { return path_ + "/" + name; }
 
-private:
+  private:
     std::string path_;
     Keep keep_;
 };

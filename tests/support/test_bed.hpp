@@ -32,8 +32,8 @@ struct TestBed {
                              const std::string& name = "rowpump.yaml") const {
         return rowpump::test::write_config(dir.file(name), config_spec(std::move(queues)));
     }
-    std::unique_ptr<Dispatcher> start_dispatcher(const std::string& config,
-                                                 const std::string& log_name = "dispatcher.log") const {
+    std::unique_ptr<Dispatcher> start_dispatcher(
+        const std::string& config, const std::string& log_name = "dispatcher.log") const {
         return std::make_unique<Dispatcher>(config, dir.file(log_name));
     }
 };

@@ -5,13 +5,16 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -357,4 +360,104 @@ TEST_CASE(
     auto remaining_status = remaining.process().wait(10s);
     REQUIRE(remaining_status);
     CHECK(remaining_status->describe() == "exit code 0");
+}
+
+TEST_CASE("e2e: stop() of an in-process worker under load: run() returns with every task reported",
+          "[e2e]") {
+    constexpr std::int64_t kRows = 2000;
+    QueueSpec queue = e2e_queue();
+    queue.batch = 100;
+    queue.max_backlog = 200;
+    queue.lease = "5m";
+    E2eSystem sys(queue, kRows);
+
+    rowpump::WorkerOptions options = e2e_worker_options(sys, "in-process");
+    options.threads = 4;
+    rowpump::Worker worker(options);
+    std::atomic<int> handled{0};
+    std::exception_ptr failure;
+    std::thread runner([&] {
+        try {
+            worker.run([&](const rowpump::Task&) {
+                std::this_thread::sleep_for(5ms);
+                ++handled;
+                return rowpump::Outcome::success({{"status", "1"}});
+            });
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    });
+    const bool busy = eventually(30s, [&] { return handled >= 200; });
+    worker.stop();
+    const auto stopped = steady_clock::now();
+    runner.join();
+    const auto took = since(stopped);
+    REQUIRE(!failure);
+    REQUIRE(busy);
+    CHECK(took < 5s);  // the task in hand plus one fetch timeout (1 s)
+    const auto keys = sys.keys();
+    CHECK(list_length(sys.redis, keys.processing("in-process")) == 0);
+    CHECK(!is_member(sys.redis, keys.workers, "in-process"));
+    // Everything it handled reaches MySQL: exactly the rows it ran are done, once each.
+    REQUIRE(eventually(10s, [&] {
+        return sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status = 1") ==
+               handled.load();
+    }));
+    CHECK(queue_stat(sys.redis, "users", "completed") == handled.load());
+
+    TestWorkerSpec spec;
+    spec.worker_id = "finisher";
+    spec.threads = 4;
+    TestWorkerProcess finisher(ROWPUMP_TEST_WORKER, sys, spec);
+    const bool done = eventually(
+        60s, [&] { return sys.rows_left() == 0; }, 100ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(done);
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(queue_stat(sys.redis, "users", "reaped") == 0);
+    CHECK(queue_stat(sys.redis, "users", "stale") == 0);
+    CHECK(static_cast<std::int64_t>(finisher.handled().size()) + handled.load() == kRows);
+}
+
+TEST_CASE(
+    "e2e: kill -9 of the dispatcher mid-run: a new one finishes and no outcome is applied twice",
+    "[e2e]") {
+    constexpr std::int64_t kRows = 5000;
+    QueueSpec queue = e2e_queue();
+    queue.batch = 200;
+    queue.max_backlog = 1000;
+    queue.lease = "10s";  // rows claimed but never pushed come back after this
+    E2eSystem sys(queue, kRows);
+
+    TestWorkerSpec spec;
+    spec.threads = 4;
+    spec.work = 2ms;
+    spec.worker_id = "w1";
+    TestWorkerProcess w1(ROWPUMP_TEST_WORKER, sys, spec);
+    spec.worker_id = "w2";
+    TestWorkerProcess w2(ROWPUMP_TEST_WORKER, sys, spec);
+
+    REQUIRE(eventually(30s, [&] { return queue_stat(sys.redis, "users", "completed") >= 1000; }));
+    sys.dispatcher->process().kill();
+    // Workers carry on with what is in Redis; their reports wait in the done list.
+    const std::int64_t left_at_kill = sys.rows_left();
+    CHECK(left_at_kill > 0);
+    auto second = sys.bed.start_dispatcher(sys.config, "dispatcher-2.log");
+    const bool done = eventually(
+        45s, [&] { return sys.rows_left() == 0; }, 100ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary() << "\n"
+                                            << second->log_tail());
+    REQUIRE(done);
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, sys.keys().done) == 0; }));
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NOT NULL") == 0);
+    CHECK(list_length(sys.redis, sys.keys().bad) == 0);
+    CHECK(second->running());
+
+    for (auto* w : {&w1, &w2}) {
+        w->process().signal(SIGTERM);
+        auto status = w->process().wait(10s);
+        REQUIRE(status);
+        CHECK(status->describe() == "exit code 0");
+    }
 }

@@ -215,7 +215,8 @@ TEST_CASE("worker hands the task id, token and attempt to the handler", "[worker
     CHECK(task->token == "0123456789ABCDEF-3-9");
     CHECK(task->attempt == 3);
     CHECK(task->message == "user%2F9:0123456789ABCDEF-3-9");
-    CHECK(bed.list(bed.keys.processing(worker.worker_id())) == std::vector<std::string>{task->message});
+    CHECK(bed.list(bed.keys.processing(worker.worker_id())) ==
+          std::vector<std::string>{task->message});
     CHECK(bed.exists(bed.keys.heartbeat(worker.worker_id())));
 
     REQUIRE(worker.complete(*task, Outcome::fail("no such user")));
@@ -259,10 +260,11 @@ TEST_CASE("retry and extend reports carry their fields", "[worker]") {
     CHECK(bed.list(bed.keys.processing(worker.worker_id())).size() == 2);  // still in hand
     CHECK(worker.complete(*first, Outcome::retry("upstream busy", 1500ms)));
     CHECK(worker.complete(*second, Outcome::retry("")));
-    CHECK(bed.list(bed.keys.done) == std::vector<std::string>{
-                                         "1:0123456789ABCDEF-1-1 extend lease=90s",
-                                         "1:0123456789ABCDEF-1-1 retry reason=upstream%20busy delay=1500ms",
-                                         "2:0123456789ABCDEF-1-2 retry"});
+    CHECK(
+        bed.list(bed.keys.done) ==
+        std::vector<std::string>{"1:0123456789ABCDEF-1-1 extend lease=90s",
+                                 "1:0123456789ABCDEF-1-1 retry reason=upstream%20busy delay=1500ms",
+                                 "2:0123456789ABCDEF-1-2 retry"});
     CHECK_THROWS_AS(worker.extend(*second, 0ms), rowpump::Error);
 }
 
@@ -350,7 +352,8 @@ TEST_CASE("an exception from the handler is reported as a retry with its message
     bed.announce();
     bed.push_ready({ready_for(8)});
     rowpump::Worker worker(bed.options());
-    Running running(worker, [](const Task&) -> Outcome { throw std::runtime_error("boom: db down"); });
+    Running running(worker,
+                    [](const Task&) -> Outcome { throw std::runtime_error("boom: db down"); });
     REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
     running.stop_and_join();
     CHECK(bed.list(bed.keys.done) ==

@@ -44,18 +44,30 @@ struct Args {
 
 void apply_flag(Args& a, const std::string& flag, const std::string& value) {
     auto ms = [&] { return milliseconds(std::stol(value)); };
-    if (flag == "--redis-host") a.options.redis.host = value;
-    else if (flag == "--redis-port") a.options.redis.port = std::stoi(value);
-    else if (flag == "--queue") a.options.queue = value;
-    else if (flag == "--threads") a.options.threads = std::stoi(value);
-    else if (flag == "--worker-id") a.options.worker_id = value;
-    else if (flag == "--heartbeat-ttl-ms") a.options.heartbeat_ttl = ms();
-    else if (flag == "--queue-wait-ms") a.options.queue_wait = ms();
-    else if (flag == "--fetch-timeout-ms") a.options.fetch_timeout = ms();
-    else if (flag == "--work-ms") a.work = ms();
-    else if (flag == "--retry-delay-ms") a.retry_delay = ms();
-    else if (flag == "--log") a.log_path = value;
-    else if (flag == "--max-tasks") a.max_tasks = std::stol(value);
+    if (flag == "--redis-host")
+        a.options.redis.host = value;
+    else if (flag == "--redis-port")
+        a.options.redis.port = std::stoi(value);
+    else if (flag == "--queue")
+        a.options.queue = value;
+    else if (flag == "--threads")
+        a.options.threads = std::stoi(value);
+    else if (flag == "--worker-id")
+        a.options.worker_id = value;
+    else if (flag == "--heartbeat-ttl-ms")
+        a.options.heartbeat_ttl = ms();
+    else if (flag == "--queue-wait-ms")
+        a.options.queue_wait = ms();
+    else if (flag == "--fetch-timeout-ms")
+        a.options.fetch_timeout = ms();
+    else if (flag == "--work-ms")
+        a.work = ms();
+    else if (flag == "--retry-delay-ms")
+        a.retry_delay = ms();
+    else if (flag == "--log")
+        a.log_path = value;
+    else if (flag == "--max-tasks")
+        a.max_tasks = std::stol(value);
     else if (flag == "--fail-mode") {
         if (value != "none" && value != "retry" && value != "fail" && value != "throw") {
             throw std::invalid_argument("--fail-mode takes none, retry, fail or throw");
@@ -73,7 +85,8 @@ void apply_flag(Args& a, const std::string& flag, const std::string& value) {
 Args parse_args(int argc, char** argv) {
     Args a;
     for (int i = 1; i < argc; i += 2) {
-        if (i + 1 >= argc) throw std::invalid_argument(std::string("missing value after ") + argv[i]);
+        if (i + 1 >= argc)
+            throw std::invalid_argument(std::string("missing value after ") + argv[i]);
         apply_flag(a, argv[i], argv[i + 1]);
     }
     return a;
@@ -104,9 +117,11 @@ private:
 };
 
 rowpump::Outcome outcome_for(const Args& a, const rowpump::Task& task) {
-    if (a.fail_mode == "retry") return rowpump::Outcome::retry("test worker: retry requested", a.retry_delay);
+    if (a.fail_mode == "retry")
+        return rowpump::Outcome::retry("test worker: retry requested", a.retry_delay);
     if (a.fail_mode == "fail") return rowpump::Outcome::fail("test worker: fail requested");
-    if (a.fail_mode == "throw") throw std::runtime_error("test worker: handler threw for " + task.id);
+    if (a.fail_mode == "throw")
+        throw std::runtime_error("test worker: handler threw for " + task.id);
     return rowpump::Outcome::success(a.values);
 }
 

@@ -11,7 +11,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -21,7 +20,9 @@
 namespace {
 
 // Stands in for the real check (an API call, a rule engine, ...).
-int check_user(long long user_id) { return user_id % 7 == 0 ? 2 : 1; }  // 2 blocked, 1 fine
+int check_user(long long user_id) {
+    return user_id % 7 == 0 ? 2 : 1;
+}  // 2 blocked, 1 fine
 
 struct Args {
     rowpump::WorkerOptions options;
@@ -38,13 +39,20 @@ Args parse_args(int argc, char** argv) {
         std::string flag = argv[i];
         if (i + 1 >= argc) throw std::runtime_error("missing value after " + flag);
         std::string value = argv[++i];
-        if (flag == "--redis-host") args.options.redis.host = value;
-        else if (flag == "--redis-port") args.options.redis.port = std::stoi(value);
-        else if (flag == "--redis-password") args.options.redis.password = value;
-        else if (flag == "--queue") args.options.queue = value;
-        else if (flag == "--threads") args.options.threads = std::stoi(value);
-        else if (flag == "--work-ms") args.work_ms = std::stoi(value);
-        else throw std::runtime_error("unknown flag " + flag);
+        if (flag == "--redis-host")
+            args.options.redis.host = value;
+        else if (flag == "--redis-port")
+            args.options.redis.port = std::stoi(value);
+        else if (flag == "--redis-password")
+            args.options.redis.password = value;
+        else if (flag == "--queue")
+            args.options.queue = value;
+        else if (flag == "--threads")
+            args.options.threads = std::stoi(value);
+        else if (flag == "--work-ms")
+            args.work_ms = std::stoi(value);
+        else
+            throw std::runtime_error("unknown flag " + flag);
     }
     return args;
 }
@@ -66,10 +74,14 @@ int main(int argc, char** argv) try {
     std::thread runner([&] {
         try {
             worker.run([&](const rowpump::Task& task) {
-                if (args.work_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(args.work_ms));
-                // A non-numeric id throws: the SDK reports that as a retry with the message.
-                int status = check_user(std::stoll(task.id));
-                return rowpump::Outcome::success({{"status", std::to_string(status)}});
+                if (args.work_ms > 0)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(args.work_ms));
+                char* end = nullptr;
+                long long user_id = std::strtoll(task.id.c_str(), &end, 10);
+                if (*end != '\0')
+                    return rowpump::Outcome::fail("user id is not a number");  // never will be
+                // An exception thrown here (a timeout, say) would make the task a retry.
+                return rowpump::Outcome::success({{"status", std::to_string(check_user(user_id))}});
             });
         } catch (const std::exception& e) {  // bad options or an unknown queue
             std::cerr << "user_block_worker: " << e.what() << "\n";

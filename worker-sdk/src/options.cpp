@@ -14,7 +14,9 @@ namespace {
 
 constexpr milliseconds kMinHeartbeatTtl{200};
 
-std::string ms_text(milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
+std::string ms_text(milliseconds ms) {
+    return std::to_string(ms.count()) + " ms";
+}
 
 std::string sanitized_hostname() {
     char buffer[256] = {};
@@ -61,7 +63,8 @@ WorkerOptions validated(WorkerOptions o) {
     if (o.heartbeat_interval.count() == 0) o.heartbeat_interval = o.heartbeat_ttl / 3;
     check(o.heartbeat_interval.count() > 0 && o.heartbeat_interval < o.heartbeat_ttl,
           "heartbeat_interval (" + ms_text(o.heartbeat_interval) +
-              ") must be positive and shorter than heartbeat_ttl (" + ms_text(o.heartbeat_ttl) + ")");
+              ") must be positive and shorter than heartbeat_ttl (" + ms_text(o.heartbeat_ttl) +
+              ")");
     check(o.fetch_timeout.count() > 0, "fetch_timeout must be positive");
     check(o.queue_wait.count() >= 0, "queue_wait must not be negative");
     return o;

@@ -216,12 +216,11 @@ bool Worker::Impl::wait_for_queue(Session& s, Clock::time_point deadline, bool s
         }
         auto now = Clock::now();
         if (now >= deadline) {
-            throw Error("unknown queue '" + options.queue + "': no dispatcher has announced it (key " +
-                        keys.meta + " is missing)");
+            throw Error("unknown queue '" + options.queue +
+                        "': no dispatcher has announced it (key " + keys.meta + " is missing)");
         }
         if (stoppable && stop_requested.load()) return false;
-        std::this_thread::sleep_for(
-            std::min<Clock::duration>(kQueuePoll, deadline - now));
+        std::this_thread::sleep_for(std::min<Clock::duration>(kQueuePoll, deadline - now));
     }
 }
 
@@ -274,7 +273,8 @@ std::optional<Task> Worker::Impl::fetch_on(Session& s, milliseconds timeout) {
         if (left.count() > 0) {
             message = s.blocking_command(blmove(left), left).optional_string();
         } else {
-            message = s.command({"LMOVE", keys.ready, processing, "LEFT", "RIGHT"}).optional_string();
+            message =
+                s.command({"LMOVE", keys.ready, processing, "LEFT", "RIGHT"}).optional_string();
         }
         if (!message) return std::nullopt;
         if (auto task = take(s, std::move(*message))) return task;
@@ -345,7 +345,8 @@ std::string Worker::Impl::done_message(const Task& task, const Outcome& outcome)
 }
 
 bool Worker::Impl::report_on(Session& s, const Task& task, const std::string& done) {
-    return s.eval(complete_script, {processing, keys.done}, {ready_message(task), done}).integer() == 1;
+    return s.eval(complete_script, {processing, keys.done}, {ready_message(task), done})
+               .integer() == 1;
 }
 
 // ---- run() ----
@@ -539,7 +540,9 @@ void Worker::Impl::set_declared(const std::string& csv) {
 
 Worker::Worker(WorkerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 
-Worker::~Worker() { impl_->finish(); }
+Worker::~Worker() {
+    impl_->finish();
+}
 
 void Worker::run(const Handler& handler) {
     if (!handler) throw Error("run: the handler is empty");
@@ -569,9 +572,13 @@ void Worker::run(const Handler& handler) {
     if (error) std::rethrow_exception(error);
 }
 
-void Worker::stop() noexcept { impl_->stop_requested.store(true, std::memory_order_relaxed); }
+void Worker::stop() noexcept {
+    impl_->stop_requested.store(true, std::memory_order_relaxed);
+}
 
-bool Worker::stopping() const noexcept { return impl_->stop_requested.load(std::memory_order_relaxed); }
+bool Worker::stopping() const noexcept {
+    return impl_->stop_requested.load(std::memory_order_relaxed);
+}
 
 std::optional<Task> Worker::fetch(milliseconds timeout) {
     impl_->start(false);
@@ -594,10 +601,14 @@ void Worker::extend(const Task& task, milliseconds lease) {
     done.verb = protocol::Verb::extend;
     done.lease = lease;
     auto text = protocol::format_done(done);
-    impl_->pooled([&](Session& s) { return s.command({"RPUSH", impl_->keys.done, text}).integer(); });
+    impl_->pooled([&](Session& s) {
+        return s.command({"RPUSH", impl_->keys.done, text}).integer();
+    });
 }
 
-const std::string& Worker::worker_id() const { return impl_->options.worker_id; }
+const std::string& Worker::worker_id() const {
+    return impl_->options.worker_id;
+}
 
 std::uint64_t Worker::bad_messages() const noexcept {
     return impl_->bad_messages.load(std::memory_order_relaxed);

@@ -45,13 +45,13 @@ struct RedisAddress {
 
 struct WorkerOptions {
     RedisAddress redis;
-    std::string queue;               // required; must match a queue in the dispatcher's config
-    int threads = 1;                 // concurrent handler threads in run()
-    milliseconds heartbeat_ttl{10000};  // the dispatcher takes tasks back this long after we die
+    std::string queue;                   // required; must match a queue in the dispatcher's config
+    int threads = 1;                     // concurrent handler threads in run()
+    milliseconds heartbeat_ttl{10000};   // the dispatcher takes tasks back this long after we die
     milliseconds heartbeat_interval{0};  // 0: heartbeat_ttl / 3
     milliseconds fetch_timeout{1000};    // longest block in one fetch inside run()
-    milliseconds queue_wait{30000};      // how long to wait for the dispatcher to announce the queue
-    std::string worker_id;               // empty: <hostname>-<pid>-<random>
+    milliseconds queue_wait{30000};  // how long to wait for the dispatcher to announce the queue
+    std::string worker_id;           // empty: <hostname>-<pid>-<random>
     // Receives one line for each problem the worker survives (Redis unavailable, a malformed
     // message set aside, a report that came too late). Empty: the line goes to stderr.
     std::function<void(const std::string&)> log;
@@ -60,8 +60,8 @@ struct WorkerOptions {
 // One task: the row id and the claim it came with.
 struct Task {
     std::string id;
-    std::string token;  // the claim token; opaque
-    int attempt = 1;    // 1 on the first try, 2 on the first retry, ...
+    std::string token;    // the claim token; opaque
+    int attempt = 1;      // 1 on the first try, 2 on the first retry, ...
     std::string message;  // the ready message as found in Redis
 };
 

@@ -125,3 +125,40 @@ TEST_CASE("e2e: a queue no dispatcher announced is a clear error for workers and
     CHECK(!retry.status.success());
     CHECK_THAT(retry.err, Contains("unknown queue 'nosuchqueue'"));
 }
+
+TEST_CASE("e2e: a reported value MySQL refuses does not stop the other outcomes", "[e2e]") {
+    // A declared value of the wrong kind for its column (300 in a TINYINT) passes every
+    // check up to the UPDATE, which MySQL refuses (strict mode). It must cost that one report
+    // (set aside, or the row retried), never the whole batch it came with.
+    constexpr std::int64_t kRows = 100;
+    QueueSpec queue = e2e_queue();
+    queue.lease = "5s";  // the row with the refused value comes back after this
+    E2eSystem sys(queue, kRows);
+
+    rowpump::Worker poisoner(e2e_worker_options(sys, "poisoner"));
+    auto task = poisoner.fetch(10s);
+    REQUIRE(task);
+    REQUIRE(poisoner.complete(*task, rowpump::Outcome::success({{"status", "300"}})));
+
+    TestWorkerSpec spec;
+    spec.worker_id = "worker";
+    spec.threads = 2;
+    TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, spec);
+    const std::string others_left =
+        "SELECT COUNT(*) FROM user_block_status WHERE status = 0 AND user_id <> " + task->id;
+    const bool others_done = eventually(
+        20s, [&] { return sys.db.scalar(others_left) == 0; }, 100ms);
+    INFO(describe_stats(sys.redis, "users")
+         << "; done list " << list_length(sys.redis, sys.keys().done) << "; " << sys.table_summary()
+         << "\n"
+         << sys.dispatcher->log_tail(6));
+    REQUIRE(others_done);
+    const bool all_done = eventually(
+        30s, [&] { return sys.rows_left() == 0; }, 100ms);
+    REQUIRE(all_done);
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status <> 1") == 0);
+    CHECK(list_length(sys.redis, sys.keys().done) == 0);
+    CHECK_THAT(sys.dispatcher->log(), Contains("Out of range value for column 'status'"));
+    CHECK(sys.dispatcher->running());
+}

@@ -197,3 +197,21 @@ TEST_CASE("rowpump run with a bad config exits non-zero naming file and line and
         }
     }
 }
+
+TEST_CASE("the global --log-level is accepted before and after the subcommand", "[dispatcher]") {
+    TempDir dir("rowpump-it-");
+    ConfigSpec spec;
+    spec.database = "app";
+    spec.user = "rowpump";
+    spec.queues = {QueueSpec{}};
+    const std::string config = write_config(dir.file("rowpump.yaml"), spec);
+
+    // migrate without --apply needs no server.
+    RunResult before = rowpump_cli({"--log-level", "warn", "migrate", "-c", config});
+    INFO(before.describe());
+    CHECK(before.status.success());
+    RunResult after = rowpump_cli({"migrate", "-c", config, "--log-level", "warn"});
+    INFO(after.describe());
+    CHECK(after.status.success());
+    CHECK(after.out == before.out);
+}

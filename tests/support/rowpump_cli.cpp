@@ -30,7 +30,7 @@ SpawnOptions log_to(const std::string& path) {
 
 Dispatcher::Dispatcher(const std::string& config, std::string log_path)
     : log_path_(std::move(log_path)),
-      process_({ROWPUMP_EXE, "--log-level", "debug", "run", "-c", config}, log_to(log_path_)) {}
+      process_({ROWPUMP_EXE, "run", "-c", config, "--log-level", "debug"}, log_to(log_path_)) {}
 
 Dispatcher::~Dispatcher() {
     if (current_test_failed()) {

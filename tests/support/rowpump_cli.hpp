@@ -18,7 +18,7 @@ RunResult rowpump_cli(std::vector<std::string> args, std::chrono::milliseconds t
 // `rowpump migrate -c CONFIG --apply`; throws std::runtime_error with the output on failure.
 void migrate_apply(const std::string& config);
 
-// `rowpump --log-level debug run -c CONFIG`, output to `log_path`. Killed when destroyed;
+// `rowpump run -c CONFIG --log-level debug`, output to `log_path`. Killed when destroyed;
 // if the test case failed, the tail of its log goes to stderr first.
 class Dispatcher {
   public:

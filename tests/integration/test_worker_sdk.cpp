@@ -483,6 +483,37 @@ TEST_CASE("worker rides out a Redis restart: the report waits, fetching resumes"
     CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
 }
 
+TEST_CASE("worker authenticates with a password or an ACL user", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    bed.redis.command({"CONFIG", "SET", "requirepass", "s3cret"});  // we stay logged in
+    bed.redis.command({"ACL", "SETUSER", "app", "on", ">app-pw", "~*", "&*", "+@all"});
+    auto options = bed.options();
+
+    SECTION("password") {
+        options.redis.password = "s3cret";
+        rowpump::Worker worker(options);
+        bed.push_ready({ready_for(1)});
+        auto task = worker.fetch(2s);
+        REQUIRE(task);
+        CHECK(worker.complete(*task, Outcome::success({{"status", "1"}})));
+    }
+    SECTION("ACL user") {
+        options.redis.user = "app";
+        options.redis.password = "app-pw";
+        rowpump::Worker worker(options);
+        bed.push_ready({ready_for(2)});
+        Running running(worker, status_ok);
+        REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
+        running.stop_and_join();
+    }
+    SECTION("a wrong password is fatal in run()") {
+        options.redis.password = "wrong";
+        rowpump::Worker worker(options);
+        CHECK_THROWS_WITH(worker.run(status_ok), Catch::Contains("WRONGPASS"));
+    }
+}
+
 TEST_CASE("worker options are checked in the constructor", "[worker]") {
     rowpump::WorkerOptions options;
     options.queue = "user_block_check";

@@ -53,6 +53,29 @@ bool is_connection_error(const sql::SQLException& e) {
     }
 }
 
+bool is_data_error(const sql::SQLException& e) {
+    switch (e.getErrorCode()) {
+        case 1048:  // column cannot be null
+        case 1062:  // duplicate entry
+        case 1264:  // out of range
+        case 1265:  // data truncated
+        case 1292:  // incorrect value (dates, numbers)
+        case 1365:  // division by 0
+        case 1366:  // incorrect value for column
+        case 1406:  // data too long
+        case 1451:  // foreign key: row is referenced
+        case 1452:  // foreign key: parent row missing
+        case 1690:  // value out of range in an expression
+        case 3819:  // check constraint (MySQL)
+        case 4025:  // check constraint (MariaDB)
+            return true;
+        default: {
+            const std::string state = e.getSQLState();
+            return state.rfind("22", 0) == 0 || state.rfind("23", 0) == 0;
+        }
+    }
+}
+
 std::string describe(const sql::SQLException& e) {
     return "MySQL error " + std::to_string(e.getErrorCode()) + " (" + e.getSQLState() + "): " + e.what();
 }

@@ -139,7 +139,7 @@ std::int64_t QueueRunner::apply_done() {
     if (messages.empty()) return 0;
     const auto& declared = queue_.on_success ? queue_.on_success->placeholders : std::vector<std::string>{};
     std::vector<protocol::Done> valid;
-    std::vector<std::string> bad;
+    std::vector<std::string> valid_messages, bad;
     std::string first_error;
     for (const auto& message : messages) {
         std::string error;
@@ -147,13 +147,14 @@ std::int64_t QueueRunner::apply_done() {
         if (done) error = check_values(*done, declared);
         if (error.empty()) {
             valid.push_back(std::move(*done));
+            valid_messages.push_back(message);
             continue;
         }
         if (bad.empty()) first_error = error + " (message: " + shorten(message) + ")";
         bad.push_back(message);
     }
     const auto started = Clock::now();
-    const AppliedCounts counts = valid.empty() ? AppliedCounts{} : store_->apply(valid);
+    const AppliedCounts counts = apply_isolating(valid, valid_messages, bad, first_error);
     spdlog::debug("queue {}: applied {} outcomes in {} ms", queue_.name, valid.size(),
                   std::chrono::duration_cast<Millis>(Clock::now() - started).count());
     redis_->ack_done(messages.size(), bad,
@@ -163,7 +164,7 @@ std::int64_t QueueRunner::apply_done() {
                       {"stale", counts.stale},
                       {"bad", static_cast<std::int64_t>(bad.size())}});
     if (!bad.empty()) {
-        spdlog::warn("queue {}: moved {} malformed done messages to rowpump:{{{}}}:bad; first: {}", queue_.name,
+        spdlog::warn("queue {}: moved {} refused done messages to rowpump:{{{}}}:bad; first: {}", queue_.name,
                      bad.size(), queue_.name, first_error);
     }
     if (counts.stale > 0) {
@@ -172,6 +173,28 @@ std::int64_t QueueRunner::apply_done() {
     }
     if (counts.dead > 0) spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", queue_.name, counts.dead);
     return static_cast<std::int64_t>(messages.size());
+}
+
+AppliedCounts QueueRunner::apply_isolating(const std::vector<protocol::Done>& outcomes,
+                                           const std::vector<std::string>& messages, std::vector<std::string>& bad,
+                                           std::string& first_error) {
+    if (outcomes.empty()) return {};
+    try {
+        return store_->apply(outcomes);
+    } catch (const sql::SQLException& e) {
+        if (is_connection_error(e) || !is_data_error(e)) throw;
+    }
+    AppliedCounts counts;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        try {
+            counts += store_->apply({outcomes[i]});
+        } catch (const sql::SQLException& e) {
+            if (is_connection_error(e) || !is_data_error(e)) throw;
+            if (bad.empty()) first_error = describe(e) + " (message: " + shorten(messages[i]) + ")";
+            bad.push_back(messages[i]);
+        }
+    }
+    return counts;
 }
 
 void QueueRunner::reap() {
@@ -204,11 +227,19 @@ void QueueRunner::apply_reaped() {
     if (reaped_.empty()) return;
     // Kept in memory until applied: a MySQL outage here must not lose them (if this process
     // dies instead, the rows come back when their lease ends).
-    const AppliedCounts counts = store_->apply(reaped_);
-    redis_->move_aside({}, {{"reaped", static_cast<std::int64_t>(reaped_.size())},
-                            {"retried", counts.retried},
-                            {"dead", counts.dead},
-                            {"stale", counts.stale}});
+    std::vector<std::string> messages, bad;
+    for (const auto& done : reaped_) messages.push_back(done.ready);
+    std::string first_error;
+    const AppliedCounts counts = apply_isolating(reaped_, messages, bad, first_error);
+    redis_->move_aside(bad, {{"reaped", static_cast<std::int64_t>(reaped_.size())},
+                             {"retried", counts.retried},
+                             {"dead", counts.dead},
+                             {"stale", counts.stale},
+                             {"bad", static_cast<std::int64_t>(bad.size())}});
+    if (!bad.empty()) {
+        spdlog::warn("queue {}: moved {} tasks taken back from workers to rowpump:{{{}}}:bad; first: {}",
+                     queue_.name, bad.size(), queue_.name, first_error);
+    }
     reaped_.clear();
 }
 

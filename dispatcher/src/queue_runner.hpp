@@ -30,6 +30,11 @@ private:
     std::int64_t apply_done();
     void reap();
     void apply_reaped();
+    // Applies outcomes; when MySQL refuses a value in the batch, applies them one at a time
+    // and moves the refused ones (their `messages`) to `bad`.
+    AppliedCounts apply_isolating(const std::vector<protocol::Done>& outcomes,
+                                  const std::vector<std::string>& messages, std::vector<std::string>& bad,
+                                  std::string& first_error);
     void sleep_for(Millis pause);
 
     const Config& config_;

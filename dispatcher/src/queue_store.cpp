@@ -39,6 +39,15 @@ std::string join(const std::vector<std::string>& names) {
 
 }  // namespace
 
+AppliedCounts& AppliedCounts::operator+=(const AppliedCounts& o) {
+    completed += o.completed;
+    retried += o.retried;
+    dead += o.dead;
+    extended += o.extended;
+    stale += o.stale;
+    return *this;
+}
+
 std::string check_values(const protocol::Done& done, const std::vector<std::string>& declared) {
     for (const auto& [name, value] : done.values) {
         if (std::find(declared.begin(), declared.end(), name) == declared.end()) {

@@ -33,6 +33,10 @@ std::unique_ptr<sql::Connection> connect_mysql(const MysqlConfig& config);
 // The connection is gone (server down, restarted, network): reconnect, re-prepare.
 bool is_connection_error(const sql::SQLException& e);
 
+// MySQL refused a value (out of range, wrong type, too long, NULL, duplicate key, foreign
+// key, check constraint): the statement is fine, one row of its data is not.
+bool is_data_error(const sql::SQLException& e);
+
 // "MySQL error 1146 (42S02): Table 'app.x' doesn't exist"
 std::string describe(const sql::SQLException& e);
 

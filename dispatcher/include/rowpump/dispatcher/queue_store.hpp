@@ -39,6 +39,8 @@ struct AppliedCounts {
     std::int64_t dead = 0;
     std::int64_t extended = 0;
     std::int64_t stale = 0;  // token no longer matched: the claim had expired or was taken back
+
+    AppliedCounts& operator+=(const AppliedCounts& o);
 };
 
 class QueueStore {

@@ -130,6 +130,7 @@ struct Worker::Impl {
     const protocol::Keys keys;
     const std::string processing;
     const std::string heartbeat_key;
+    const milliseconds max_block;
 
     std::atomic<bool> stop_requested{false};
     std::atomic<std::uint64_t> bad_messages{0};
@@ -149,6 +150,16 @@ struct Worker::Impl {
 
 namespace {
 
+// Redis goes on serving a blocked BLMOVE of a client that froze (SIGSTOP, a VM pause) or
+// was cut off. A block that outlived our heartbeat could move a task into the processing
+// list of a worker the dispatcher has already reaped, where nobody would look for it before
+// its lease ran out. The last beat is at most one interval old when a block starts, so a
+// block shorter than (ttl - interval) ends first; half of that leaves room for delays.
+milliseconds longest_block(const WorkerOptions& o) {
+    auto block = (o.heartbeat_ttl - o.heartbeat_interval) / 2;
+    return std::max(block, milliseconds{10});
+}
+
 redis::Options redis_options_for(const WorkerOptions& o) {
     redis::Options r;
     r.host = o.redis.host;
@@ -166,7 +177,8 @@ Worker::Impl::Impl(WorkerOptions raw)
       redis_options(redis_options_for(options)),
       keys(protocol::keys_for(options.queue)),
       processing(keys.processing(options.worker_id)),
-      heartbeat_key(keys.heartbeat(options.worker_id)) {}
+      heartbeat_key(keys.heartbeat(options.worker_id)),
+      max_block(longest_block(options)) {}
 
 // ---- starting and leaving ----
 
@@ -271,7 +283,12 @@ std::optional<Task> Worker::Impl::fetch_on(Session& s, milliseconds timeout) {
         auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
         std::optional<std::string> message;
         if (left.count() > 0) {
-            message = s.blocking_command(blmove(left), left).optional_string();
+            auto block = std::min(left, max_block);
+            message = s.blocking_command(blmove(block), block).optional_string();
+            if (!message && block < left) {
+                if (stop_requested.load(std::memory_order_relaxed)) return std::nullopt;
+                continue;  // the next block
+            }
         } else {
             message =
                 s.command({"LMOVE", keys.ready, processing, "LEFT", "RIGHT"}).optional_string();
@@ -411,7 +428,8 @@ std::optional<Task> Worker::Impl::report_and_fetch(Session& s, const Task& task,
     try {
         s.append(Session::script_call("EVALSHA", complete_script.sha, {processing, keys.done},
                                       {task.message, done}));
-        s.append(blmove(options.fetch_timeout), options.fetch_timeout);
+        auto block = std::min(options.fetch_timeout, max_block);
+        s.append(blmove(block), block);
         try {
             report_accepted(task, s.read_reply().integer() == 1, false);
             reported = true;

@@ -113,6 +113,9 @@ public:
     // Lower level: for callers who run their own loop. fetch/complete/extend are safe to call
     // from several threads at once. A heartbeat runs from the first fetch until the
     // Worker is destroyed.
+    // Waits up to `timeout` for a task (in Redis blocks kept shorter than the heartbeat TTL,
+    // so a frozen process takes no task after the dispatcher gave up on it); returns early,
+    // empty, once stop() was called.
     std::optional<Task> fetch(milliseconds timeout);
     // Reports the outcome; returns false if the task had been taken back from this worker
     // (its heartbeat lapsed) and the outcome was discarded. Throws Error when the outcome

@@ -66,20 +66,19 @@ std::vector<std::string> RedisQueue::peek_done(std::int64_t max) {
 }
 
 void RedisQueue::ack_done(std::size_t count, const std::vector<std::string>& bad, const StatsDelta& stats) {
-    std::size_t replies = 1;
     conn_.append({"LTRIM", keys_.done, std::to_string(count), "-1"});
-    if (!bad.empty()) {
-        std::vector<std::string> args{"RPUSH", keys_.bad};
-        args.insert(args.end(), bad.begin(), bad.end());
-        conn_.append(args);
-        ++replies;
-    }
-    append_stats(stats, replies);
+    std::size_t replies = 1;
+    append_aside(bad, stats, replies);
     conn_.read_replies(replies);
 }
 
 void RedisQueue::move_aside(const std::vector<std::string>& bad, const StatsDelta& stats) {
     std::size_t replies = 0;
+    append_aside(bad, stats, replies);
+    conn_.read_replies(replies);
+}
+
+void RedisQueue::append_aside(const std::vector<std::string>& bad, const StatsDelta& stats, std::size_t& replies) {
     if (!bad.empty()) {
         std::vector<std::string> args{"RPUSH", keys_.bad};
         args.insert(args.end(), bad.begin(), bad.end());
@@ -87,7 +86,6 @@ void RedisQueue::move_aside(const std::vector<std::string>& bad, const StatsDelt
         ++replies;
     }
     append_stats(stats, replies);
-    conn_.read_replies(replies);
 }
 
 std::vector<std::pair<std::string, std::vector<std::string>>> RedisQueue::reap_dead_workers() {

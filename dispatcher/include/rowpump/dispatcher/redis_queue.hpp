@@ -43,6 +43,7 @@ public:
 private:
     RedisQueue(redis::Connection conn, const QueueConfig& queue);
     void append_stats(const StatsDelta& stats, std::size_t& replies);
+    void append_aside(const std::vector<std::string>& bad, const StatsDelta& stats, std::size_t& replies);
 
     redis::Connection conn_;
     const QueueConfig& queue_;

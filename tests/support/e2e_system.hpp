@@ -79,7 +79,7 @@ struct TestWorkerSpec {
 // rowpump_test_worker (at `exe`) as a child process; its task log and output go to the
 // system's scratch directory. Killed when destroyed.
 class TestWorkerProcess {
-  public:
+public:
     TestWorkerProcess(const std::string& exe, const E2eSystem& system, TestWorkerSpec spec);
 
     const std::string& id() const { return spec_.worker_id; }
@@ -89,7 +89,7 @@ class TestWorkerProcess {
     std::vector<HandledTask> handled() const { return read_task_log(task_log_); }
     std::string processing_key() const;
 
-  private:
+private:
     TestWorkerSpec spec_;
     std::string task_log_;
     std::string output_;

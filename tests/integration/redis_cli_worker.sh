@@ -28,13 +28,23 @@ end
 return 0
 "
 
+# Beat every ttl/3. Each BLMOVE blocks for less than the heartbeat can lapse once we freeze
+# ((ttl - ttl/3) / 2, at most 1 s): Redis would still serve a longer block after the dispatcher
+# had given up on us, into a processing list nobody watches.
+beat_ms=$((ttl_ms / 3))
+block_ms=$(((ttl_ms - beat_ms) / 2))
+((block_ms > 1000)) && block_ms=1000
+((block_ms < 10)) && block_ms=10
+block=$(printf '%d.%03d' $((block_ms / 1000)) $((block_ms % 1000)))
+
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 cli() { redis-cli -h "$host" -p "$port" --raw "$@"; }
 
 # The heartbeat key goes first: a listed worker without one is a dead worker to the dispatcher.
 beat() {
   cli SET "$heartbeat" "$worker" PX "$ttl_ms" >/dev/null
   cli SADD "$workers" "$worker" >/dev/null
-  last_beat=$SECONDS
+  last_beat=$(now_ms)
 }
 
 stop=0
@@ -51,10 +61,8 @@ done
 
 beat
 while ((!stop)); do
-  # A round lasts at most the 1 s BLMOVE timeout plus one report: beating every second or
-  # so keeps the key alive with any TTL of a few seconds.
-  ((SECONDS - last_beat >= 1)) && beat
-  message=$(cli BLMOVE "$ready" "$processing" LEFT RIGHT 1)
+  (($(now_ms) - last_beat >= beat_ms)) && beat
+  message=$(cli BLMOVE "$ready" "$processing" LEFT RIGHT "$block")
   [ -n "$message" ] || continue
   accepted=$(cli EVAL "$complete_script" 2 "$processing" "$done_list" "$message" "$message ok status=1")
   [ "$accepted" = 1 ] || echo "redis_cli_worker: report on '$message' came too late" >&2

@@ -345,6 +345,27 @@ TEST_CASE("a value the queue does not declare is refused", "[worker]") {
         CHECK(done->reason.find("'colour'") != std::string::npos);
         CHECK(done->reason.find("status, checked_at") != std::string::npos);
     }
+
+    SECTION("a value on_success needs and the outcome leaves out is refused too") {
+        bed.push_ready({ready_for(5), ready_for(6)});
+        rowpump::Worker worker(bed.options());
+        auto task = worker.fetch(2s);
+        REQUIRE(task);
+        CHECK_THROWS_WITH(worker.complete(*task, Outcome::success({{"status", "1"}})),
+                          Catch::Contains("'checked_at' is missing"));
+        CHECK(bed.length(bed.keys.done) == 0);
+        CHECK(worker.complete(*task, Outcome::retry("later")));
+
+        Running running(worker, [](const Task&) { return Outcome::success({{"status", "1"}}); });
+        REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 2; }));
+        running.stop_and_join();
+        std::string error;
+        auto done = rowpump::protocol::parse_done(bed.list(bed.keys.done).at(1), error);
+        REQUIRE(done);
+        CHECK(done->ready == ready_for(6));
+        CHECK(done->verb == rowpump::protocol::Verb::retry);
+        CHECK(done->reason.find("'checked_at' is missing") != std::string::npos);
+    }
 }
 
 TEST_CASE("an exception from the handler is reported as a retry with its message", "[worker]") {

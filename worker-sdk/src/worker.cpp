@@ -106,7 +106,7 @@ struct Worker::Impl {
     std::optional<Task> fetch_on(Session& s, milliseconds timeout);
     std::optional<Task> take(Session& s, std::string message);
     void set_aside(Session& s, const std::string& message, const std::string& error);
-    std::string undeclared_value(const Outcome& outcome) const;
+    std::string value_problem(const Outcome& outcome) const;
     std::string done_message(const Task& task, const Outcome& outcome) const;
     bool report_on(Session& s, const Task& task, const std::string& done);
 
@@ -322,13 +322,19 @@ void Worker::Impl::set_aside(Session& s, const std::string& message, const std::
         keys.bad);
 }
 
-std::string Worker::Impl::undeclared_value(const Outcome& outcome) const {
+std::string Worker::Impl::value_problem(const Outcome& outcome) const {
     if (outcome.kind() != Outcome::Kind::success) return "";
     std::lock_guard<std::mutex> lock(values_mutex);
     for (const auto& [name, value] : outcome.values()) {
         if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
             return "value '" + name + "' is not declared by queue '" + options.queue +
                    "' (its on_success takes: " + joined(declared) + ")";
+        }
+    }
+    for (const auto& name : declared) {
+        if (outcome.values().count(name) == 0) {
+            return "value '" + name + "' is missing: queue '" + options.queue +
+                   "' needs it for on_success (takes: " + joined(declared) + ")";
         }
     }
     return "";
@@ -405,7 +411,7 @@ std::string Worker::Impl::outcome_message(const Handler& handler, const Task& ta
     }
     // A bad outcome becomes a retry naming the problem: the row is not lost, and once its
     // attempts run out `rowpump dead` shows why.
-    auto problem = undeclared_value(outcome);
+    auto problem = value_problem(outcome);
     if (problem.empty()) {
         try {
             return done_message(task, outcome);
@@ -605,7 +611,7 @@ std::optional<Task> Worker::fetch(milliseconds timeout) {
 
 bool Worker::complete(const Task& task, const Outcome& outcome) {
     impl_->start(false);
-    auto problem = impl_->undeclared_value(outcome);
+    auto problem = impl_->value_problem(outcome);
     if (!problem.empty()) throw Error(problem);
     auto done = impl_->done_message(task, outcome);
     return impl_->pooled([&](Session& s) { return impl_->report_on(s, task, done); });

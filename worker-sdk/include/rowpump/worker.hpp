@@ -118,8 +118,8 @@ public:
     // empty, once stop() was called.
     std::optional<Task> fetch(milliseconds timeout);
     // Reports the outcome; returns false if the task had been taken back from this worker
-    // (its heartbeat lapsed) and the outcome was discarded. Throws Error when the outcome
-    // names a value the queue does not declare.
+    // (its heartbeat lapsed) and the outcome was discarded. Throws Error when a success
+    // names a value the queue does not declare, or leaves out one its on_success uses.
     bool complete(const Task& task, const Outcome& outcome);
     // Keeps the claim for `lease` from now, for tasks that run longer than the queue's lease.
     void extend(const Task& task, milliseconds lease);

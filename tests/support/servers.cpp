@@ -65,11 +65,17 @@ std::string build_template(const std::string& target) {
         find_program({"/usr/bin/mariadb-install-db", "/usr/sbin/mariadb-install-db",
                       "/usr/bin/mysql_install_db"});
     std::string scratch = target + ".tmp-" + std::to_string(::getpid());
+    // A tmpdir of its own, as for the servers: the bootstrap server deletes #sql* files there.
+    std::string scratch_tmp = scratch + "-tmpdir";
     fs::remove_all(scratch);
+    fs::remove_all(scratch_tmp);
+    fs::create_directories(scratch_tmp);
     RunResult r =
         run_program({install, "--no-defaults", "--user=root", "--datadir=" + scratch,
-                     "--auth-root-authentication-method=normal", "--skip-test-db", kRedoLogSize},
+                     "--tmpdir=" + scratch_tmp, "--auth-root-authentication-method=normal",
+                     "--skip-test-db", kRedoLogSize},
                     120s);
+    fs::remove_all(scratch_tmp);
     if (!r.status.success()) {
         fs::remove_all(scratch);
         throw std::runtime_error("mariadb-install-db failed: " + r.describe());

@@ -12,12 +12,14 @@ namespace rowpump::bench {
 
 // A: `rowpump run` moves `rows` due rows to the ready list; timed from spawn until LLEN
 // reaches `rows`. Records rows/s, CPU (user+sys, and % of wall time) and peak RSS.
-Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep);
+// `suffix` is appended to the benchmark's name ("dispatch_small") for extra variants.
+Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep,
+                      const std::string& suffix = "");
 
 // B: the bare claim + push loop, same table, same SQL, same timing.
 // sweep_restart_ms > 0 also copies the dispatcher's periodic restart of its sweep.
 Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_restart_ms,
-                     int time_limit_s, int rep);
+                     int time_limit_s, int rep, const std::string& suffix = "");
 
 struct EndToEndSpec {
     std::int64_t rows = 1000000;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -29,11 +30,21 @@ QueueSpec dispatch_queue(int batch) {
     return q;
 }
 
+// Progress marks: rows moved after this many seconds show how the rate changes in a run.
+constexpr int kMarks[] = {1, 2, 5, 10, 20, 30, 60, 90, 120};
+
 struct Timed {
     std::int64_t moved = 0;
     double seconds = 0;
     bool finished = false;
+    std::map<int, std::int64_t> moved_at;  // mark (s) -> rows moved by then
 };
+
+void note_marks(Timed& t, std::int64_t rows) {
+    for (int mark : kMarks) {
+        if (t.seconds >= mark || t.moved >= rows) t.moved_at.emplace(mark, t.moved);
+    }
+}
 
 // Polls LLEN until it reaches `rows`, the limit passes, or the child exits and the list
 // stops growing.
@@ -44,6 +55,7 @@ Timed time_until_moved(Context& ctx, Child& child, std::int64_t rows, double sta
         const bool alive = child.running();
         t.moved = ctx.list_length(kReady);
         t.seconds = now_seconds() - start;
+        note_marks(t, rows);
         if (t.moved >= rows) {
             t.finished = true;
             return t;
@@ -60,6 +72,9 @@ Sample finish_sample(std::string bench, std::string config, int rep, const Timed
     s.values["seconds"] = t.seconds;
     s.values["finished"] = t.finished ? 1 : 0;
     s.values["rows_per_s"] = static_cast<double>(t.moved) / t.seconds;
+    for (const auto& [mark, moved] : t.moved_at) {
+        s.values["moved_at_" + std::to_string(mark) + "s"] = static_cast<double>(moved);
+    }
     s.values["cpu_s"] = usage.cpu_seconds();
     s.values["user_s"] = usage.user_seconds;
     s.values["sys_s"] = usage.system_seconds;
@@ -86,26 +101,28 @@ void prepare(Context& ctx, std::int64_t rows) {
 
 }  // namespace
 
-Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep) {
+Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep,
+                      const std::string& suffix) {
     prepare(ctx, rows);
+    const std::string bench = "dispatch" + suffix;
     const std::string config = "batch=" + std::to_string(batch);
     const auto file = ctx.write_config(dispatch_queue(batch), "dispatch-" + config + ".yaml");
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
     Child child({ctx.programs().rowpump, "run", "-c", file, "--log-level", "warn"},
-                ctx.path("logs/dispatch-" + config + "-rep" + std::to_string(rep) + ".log"));
+                ctx.path("logs/" + bench + "-" + config + "-rep" + std::to_string(rep) + ".log"));
     const Timed t = time_until_moved(ctx, child, rows, start, time_limit_s);
     const auto cpu_after = ctx.server_cpu();
     const Usage usage = child.stop(kGrace);
-    Sample s = finish_sample("dispatch", config, rep, t, usage, cpu_before, cpu_after);
+    Sample s = finish_sample(bench, config, rep, t, usage, cpu_before, cpu_after);
     ctx.record(s);
     return s;
 }
 
 Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_restart_ms,
-                     int time_limit_s, int rep) {
+                     int time_limit_s, int rep, const std::string& suffix) {
     prepare(ctx, rows);
-    const std::string bench = sweep_restart_ms > 0 ? "bare_restart" : "bare";
+    const std::string bench = (sweep_restart_ms > 0 ? "bare_restart" : "bare") + suffix;
     const std::string config = "batch=" + std::to_string(batch);
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();

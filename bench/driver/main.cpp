@@ -29,6 +29,7 @@ struct Options {
     std::vector<int> batches{100, 1000, 5000};
     int dispatch_time_limit = 120;
     int restart_diagnostic_batch = 1000;  // 0: skip
+    std::int64_t small_rows = 100000;     // 0: skip
     std::vector<std::string> e2e_configs{"2x4", "2x8", "4x4", "4x8"};
     EndToEndSpec e2e;
     LatencySpec latency;
@@ -54,6 +55,10 @@ void run_dispatch(Context& ctx, const Options& o) {
         }
         if (o.restart_diagnostic_batch > 0) {
             run_bare_loop(ctx, o.rows, o.restart_diagnostic_batch, 1000, o.dispatch_time_limit, rep);
+        }
+        if (o.small_rows > 0) {  // few rows: the sweep restarts cost little
+            run_dispatcher(ctx, o.small_rows, 1000, o.dispatch_time_limit, rep, "_small");
+            run_bare_loop(ctx, o.small_rows, 1000, 0, o.dispatch_time_limit, rep, "_small");
         }
     }
 }
@@ -94,6 +99,8 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--dispatch-time-limit", o.dispatch_time_limit, "seconds per dispatch run");
     app.add_option("--restart-diagnostic-batch", o.restart_diagnostic_batch,
                    "also run the bare loop with a 1 s sweep restart at this batch (0: no)");
+    app.add_option("--small-rows", o.small_rows,
+                   "also compare rowpump and the bare loop on a table this small, batch 1000 (0: no)");
     app.add_option("--e2e-rows", o.e2e.rows);
     app.add_option("--e2e-configs", o.e2e_configs, "PROCESSESxTHREADS,...")->delimiter(',');
     app.add_option("--e2e-batch", o.e2e.batch);

@@ -74,6 +74,30 @@ int batch_of(const std::string& config) { return std::stoi(config.substr(config.
 
 std::string yes_no(bool ok) { return ok ? "**yes**" : "**no**"; }
 
+// Rows moved by each mark, median of runs: shows whether a rate holds during a run.
+std::string progress_table(const std::vector<Sample>& samples, const std::string& config) {
+    const int marks[] = {1, 2, 5, 10, 20, 30, 60, 90, 120};
+    const std::pair<const char*, const char*> rows[] = {
+        {"dispatch", "rowpump run"}, {"bare", "bare loop"}, {"bare_restart", "bare loop + 1 s restart"}};
+    std::ostringstream md;
+    md << "Rows in the ready list after N seconds, " << config << " (median of runs):\n\n| |";
+    for (int m : marks) md << " " << m << " s |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < std::size(marks); ++i) md << "---:|";
+    md << "\n";
+    for (const auto& [bench, name] : rows) {
+        const auto groups = by_config(samples, bench);
+        if (!groups.count(config)) continue;
+        md << "| " << name << " |";
+        for (int m : marks) {
+            md << " " << thousands(median_of(groups.at(config), "moved_at_" + std::to_string(m) + "s"))
+               << " |";
+        }
+        md << "\n";
+    }
+    return md.str() + "\n";
+}
+
 }  // namespace
 
 std::string markdown_summary(const std::vector<Sample>& samples, const Targets& targets) {
@@ -119,7 +143,20 @@ std::string markdown_summary(const std::vector<Sample>& samples, const Targets& 
                << runs(g, "rows_per_s") << "), finished " << finished_count(g) << "/" << g.size()
                << ".\n";
         }
+        const auto dispatch_small = by_config(samples, "dispatch_small");
+        const auto bare_small = by_config(samples, "bare_small");
+        for (const auto& [c, g] : dispatch_small) {
+            if (!bare_small.count(c)) continue;
+            const Group& b = bare_small.at(c);
+            md << "\nDiagnostic, a table of " << thousands(median_of(g, "rows_moved"))
+               << " rows (where restarts cost little), " << c << ": rowpump "
+               << thousands(median_of(g, "rows_per_s")) << " rows/s (" << runs(g, "rows_per_s")
+               << "), bare loop " << thousands(median_of(b, "rows_per_s")) << " ("
+               << runs(b, "rows_per_s") << "): "
+               << fixed(100 * median_of(g, "rows_per_s") / median_of(b, "rows_per_s"), 0) << "%.\n";
+        }
         md << "\nA run that hits the time limit counts the rows moved so far over the limit.\n\n";
+        md << progress_table(samples, "batch=1000");
     }
 
     const auto e2e = by_config(samples, "e2e");

@@ -50,8 +50,10 @@ std::string check_table(sql::Connection& conn, const Config& config, const Queue
     for (const auto& name : {queue.id, c.token, c.lease, c.attempts, c.error, c.dead}) {
         if (columns.count(name) == 0) problems += "column '" + name + "' is missing; ";
     }
-    if (columns.count(c.token) && !has_leading_index(conn, config.mysql.database, queue.table, c.token)) {
-        problems += "no index starts with the token column '" + c.token + "'; ";
+    for (const auto& column : {c.token, c.lease}) {
+        if (columns.count(column) && !has_leading_index(conn, config.mysql.database, queue.table, column)) {
+            problems += "no index starts with the column '" + column + "'; ";
+        }
     }
     if (!problems.empty()) problems += "run `rowpump migrate -c " + config.file + " --apply`";
     return problems;

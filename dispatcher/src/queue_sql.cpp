@@ -32,13 +32,15 @@ QueueSql::QueueSql(const QueueConfig& queue)
 
     const std::string stamp = "UPDATE " + table_ + "\nSET " + token_ + " = CONCAT(?, " + attempts_ +
                               " + 1, '-', HEX(" + id_ + ")),\n    " + lease_ +
-                              " = NOW(3) + INTERVAL ? MICROSECOND\nWHERE " + claimable;
-    claim_ = stamp + order + "\nLIMIT ?";
+                              " = NOW(3) + INTERVAL ? MICROSECOND\nWHERE ";
+    claim_ = stamp + claimable + order + "\nLIMIT ?";
+    claim_expired_ = stamp + lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ +
+                     " IS NULL\nORDER BY " + lease_ + "\nLIMIT ?";
     std::string cursor_column;
     if (!queue.order_by.empty()) {
         const auto& first = queue.order_by.front();
         cursor_column = ", " + quote_identifier(first.column);
-        claim_from_ = stamp + "\n  AND " + quote_identifier(first.column) + (first.descending ? " <= ?" : " >= ?") +
+        claim_from_ = stamp + claimable + "\n  AND " + quote_identifier(first.column) + (first.descending ? " <= ?" : " >= ?") +
                       order + "\nLIMIT ?";
     }
     read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " + token_ +
@@ -116,7 +118,7 @@ std::vector<std::string> QueueSql::migrate() const {
                 " INT UNSIGNED NOT NULL DEFAULT 0,\n  ADD COLUMN IF NOT EXISTS " + error_ +
                 " VARCHAR(1024) NULL,\n  ADD COLUMN IF NOT EXISTS " + dead_ +
                 " DATETIME(3) NULL,\n  ADD INDEX IF NOT EXISTS " + quote_identifier(c.token_index) + " (" +
-                token_ + ")"};
+                token_ + "),\n  ADD INDEX IF NOT EXISTS " + quote_identifier(c.lease_index) + " (" + lease_ + ")"};
 }
 
 }  // namespace rowpump

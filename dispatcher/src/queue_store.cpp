@@ -19,7 +19,6 @@ namespace {
 // Rows per outcome statement; keeps the parameter count far below MySQL's limit.
 constexpr std::size_t kRowsPerStatement = 500;
 constexpr std::size_t kMaxErrorBytes = 1000;
-constexpr std::chrono::seconds kSweepRestart{1};
 
 std::string micros(Millis d) { return std::to_string(d.count() * 1000); }
 
@@ -73,6 +72,7 @@ std::unique_ptr<QueueStore> QueueStore::open(const Config& config, const QueueCo
     std::unique_ptr<QueueStore> store(new QueueStore(config, queue));
     store->conn_ = connect_mysql(config.mysql);
     store->claim_.reset(store->conn_->prepareStatement(store->sql_.claim()));
+    store->claim_expired_.reset(store->conn_->prepareStatement(store->sql_.claim_expired()));
     if (!store->sql_.claim_from().empty()) {
         store->claim_from_.reset(store->conn_->prepareStatement(store->sql_.claim_from()));
     }
@@ -89,47 +89,51 @@ bool QueueStore::try_lead() {
     return rs->next() && !rs->isNull(1) && rs->getInt(1) == 1;
 }
 
-Claim QueueStore::claim(std::int64_t limit) {
-    const auto now = std::chrono::steady_clock::now();
-    if (cursor_ && now - sweep_started_ >= kSweepRestart) cursor_.reset();
-    char prefix[24];
-    std::snprintf(prefix, sizeof prefix, "%016llX-", static_cast<unsigned long long>(random_()));
-    Claim claim{prefix, {}};
-
-    sql::PreparedStatement& stmt = cursor_ ? *claim_from_ : *claim_;
+std::int64_t QueueStore::stamp(sql::PreparedStatement& stmt, const std::string& prefix,
+                              const std::optional<std::string>& cursor, std::int64_t limit) {
     unsigned index = 1;
-    stmt.setString(index++, claim.prefix);
+    stmt.setString(index++, prefix);
     stmt.setString(index++, micros(queue_.lease));
-    if (cursor_) stmt.setString(index++, *cursor_);
+    if (cursor) stmt.setString(index++, *cursor);
     stmt.setInt64(index, limit);
-    const auto claimed = stmt.executeUpdate();
-    if (claimed < limit) cursor_.reset();  // the sweep reached the end: start over next time
-    if (claimed == 0) return claim;
+    return stmt.executeUpdate();
+}
 
-    // '.' sorts right after '-', so [prefix, prefix with '.') holds exactly this batch.
-    std::string upper = claim.prefix;
-    upper.back() = '.';
-    read_back_->setString(1, claim.prefix);
-    read_back_->setString(2, upper);
+Claim QueueStore::claim(std::int64_t limit) {
+    // Both statements share a batch prefix and differ in its last hex digit, so one range
+    // read-back finds both, and the digit tells swept rows from expired ones.
+    char batch[24];
+    std::snprintf(batch, sizeof batch, "%015llX", static_cast<unsigned long long>(random_() >> 4));
+    const std::string expired_prefix = std::string(batch) + "0-", sweep_prefix = std::string(batch) + "1-";
+    Claim claim{expired_prefix, std::string(batch) + "1.", {}};  // '.' sorts right after '-'
+
+    const auto expired = stamp(*claim_expired_, expired_prefix, std::nullopt, limit);
+    std::int64_t swept = 0;
+    if (expired < limit) {
+        const bool resume = cursor_.has_value();
+        swept = stamp(resume ? *claim_from_ : *claim_, sweep_prefix, cursor_, limit - expired);
+        if (swept < limit - expired) cursor_.reset();  // the sweep reached the end: start over
+    }
+    if (expired + swept == 0) return claim;
+
+    read_back_->setString(1, claim.low);
+    read_back_->setString(2, claim.high);
     std::unique_ptr<sql::ResultSet> rs(read_back_->executeQuery());
     claim.rows.reserve(rs->rowsCount());
-    std::optional<std::string> last;
+    std::optional<std::string> last_swept;
     while (rs->next()) {
         claim.rows.push_back({rs->getString(1), rs->getString(2)});
-        if (claim_from_) last = rs->isNull(3) ? std::nullopt : std::optional<std::string>(rs->getString(3));
+        if (claim_from_ && claim.rows.back().token[15] == '1') {
+            last_swept = rs->isNull(3) ? std::nullopt : std::optional<std::string>(rs->getString(3));
+        }
     }
-    if (claim_from_ && claimed == limit && last) {
-        if (!cursor_) sweep_started_ = now;
-        cursor_ = std::move(last);
-    }
+    if (claim_from_ && swept == limit - expired && swept > 0) cursor_ = std::move(last_swept);
     return claim;
 }
 
 std::int64_t QueueStore::release(const Claim& claim) {
-    std::string upper = claim.prefix;
-    upper.back() = '.';
-    release_->setString(1, claim.prefix);
-    release_->setString(2, upper);
+    release_->setString(1, claim.low);
+    release_->setString(2, claim.high);
     return release_->executeUpdate();
 }
 

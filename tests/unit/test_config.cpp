@@ -124,6 +124,7 @@ TEST_CASE("a minimal config gets the documented defaults", "[config]") {
     CHECK(q.columns.error == "rp_last_error");
     CHECK(q.columns.dead == "rp_dead_at");
     CHECK(q.columns.token_index == "rp_token_idx");
+    CHECK(q.columns.lease_index == "rp_lease_idx");
 }
 
 TEST_CASE("every key is read", "[config]") {
@@ -225,7 +226,8 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
                        "unknown key (expected one of: min, max)");
     CHECK_CONFIG_ERROR(
         with_queue_lines("    columns: { token: t, owner: o }\n"), 7, "queues.q.columns.owner",
-        "unknown key (expected one of: token, lease, attempts, error, dead, token_index)");
+        "unknown key (expected one of: token, lease, attempts, error, dead, token_index, "
+        "lease_index)");
 }
 
 TEST_CASE("duplicate keys and duplicate queues are rejected", "[config]") {
@@ -437,7 +439,8 @@ TEST_CASE("identifiers must be plain", "[config]") {
                        "'RAND()' " + rule);
     CHECK_CONFIG_ERROR(with_queue_lines("    order_by: a sideways\n"), 7, "queues.q.order_by",
                        "expected ASC or DESC after 'a', got 'sideways'");
-    for (const char* column : {"token", "lease", "attempts", "error", "dead", "token_index"}) {
+    for (const char* column :
+         {"token", "lease", "attempts", "error", "dead", "token_index", "lease_index"}) {
         INFO(column);
         CHECK_CONFIG_ERROR(
             with_queue_lines("    columns:\n      " + std::string(column) + ": \"x y\"\n"), 8,

@@ -45,12 +45,15 @@ TEST_CASE("without order_by there is no sweep cursor", "[queue_sql]") {
 TEST_CASE("configured column names are used everywhere", "[queue_sql]") {
     auto config = load(
         "    table: t\n    id: id\n    due: \"1\"\n"
-        "    columns: {token: tk, lease: ls, attempts: at, error: er, dead: dd, token_index: tk_i}\n");
+        "    columns: {token: tk, lease: ls, attempts: at, error: er, dead: dd, token_index: tk_i, "
+        "lease_index: ls_i}\n");
     rowpump::QueueSql sql(config.queues.at(0));
-    for (const auto& text : {sql.claim(), sql.success(1), sql.retry(1), sql.dead(1), sql.migrate().at(0)}) {
+    for (const auto& text :
+         {sql.claim(), sql.claim_expired(), sql.success(1), sql.retry(1), sql.dead(1), sql.migrate().at(0)}) {
         CHECK(text.find("`rp_") == std::string::npos);
     }
     CHECK(sql.migrate().at(0).find("ADD INDEX IF NOT EXISTS `tk_i` (`tk`)") != std::string::npos);
+    CHECK(sql.migrate().at(0).find("ADD INDEX IF NOT EXISTS `ls_i` (`ls`)") != std::string::npos);
 }
 
 TEST_CASE("success binds named values through the joined rows, guarded by token and id", "[queue_sql]") {
@@ -78,4 +81,19 @@ TEST_CASE("retry, dead and extend statements have one row of parameters per outc
     CHECK(sql.dead(1).find("state = 'failed'") != std::string::npos);
     CHECK(sql.retry(1).find("NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND") != std::string::npos);
     CHECK(count(sql.revive_ids(4), "?") == 4);
+}
+
+TEST_CASE("expired leases and retries are claimed through the lease index, oldest first", "[queue_sql]") {
+    auto config = load("    table: jobs\n    id: id\n    due: \"state = 'new'\"\n    order_by: created_at\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    CHECK(sql.claim_expired() ==
+          "UPDATE `jobs`\n"
+          "SET `rp_token` = CONCAT(?, `rp_attempts` + 1, '-', HEX(`id`)),\n"
+          "    `rp_lease_until` = NOW(3) + INTERVAL ? MICROSECOND\n"
+          "WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')\n"
+          "  AND `rp_dead_at` IS NULL\n"
+          "ORDER BY `rp_lease_until`\n"
+          "LIMIT ?");
+    CHECK(sql.migrate().at(0).find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
+          std::string::npos);
 }

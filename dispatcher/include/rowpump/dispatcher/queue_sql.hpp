@@ -18,7 +18,10 @@ public:
     // Stamps a claim token and a lease on up to LIMIT claimable rows.
     // Params: token batch prefix, lease in microseconds, limit.
     const std::string& claim() const { return claim_; }
-    // The same, resuming a sweep: only rows at or after a cursor value of the first order_by
+    // Claims rows whose lease ran out or whose retry backoff has passed, oldest first, through
+    // the lease index, wherever they are in the order. Params as claim().
+    const std::string& claim_expired() const { return claim_expired_; }
+    // The same as claim(), resuming a sweep: only rows at or after a cursor value of the first order_by
     // column (see QueueStore::claim). Params: prefix, lease, cursor, limit. Empty without
     // order_by.
     const std::string& claim_from() const { return claim_from_; }
@@ -65,7 +68,7 @@ private:
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
     std::vector<std::string> placeholders_;
     std::string success_set_;
-    std::string claim_, claim_from_, read_back_, release_, explain_due_, count_due_, list_dead_, revive_all_;
+    std::string claim_, claim_expired_, claim_from_, read_back_, release_, explain_due_, count_due_, list_dead_, revive_all_;
 };
 
 }  // namespace rowpump

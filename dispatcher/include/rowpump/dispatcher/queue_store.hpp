@@ -5,7 +5,6 @@
 // new one, which reconnects, re-applies session settings and re-prepares.
 
 #include <cstdint>
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <random>
@@ -28,8 +27,9 @@ struct ClaimedRow {
     std::string token;
 };
 
+// One batch: every token of it lies in [low, high).
 struct Claim {
-    std::string prefix;  // "<16 hex>-": the start of every token of this batch
+    std::string low, high;
     std::vector<ClaimedRow> rows;
 };
 
@@ -52,11 +52,11 @@ public:
     // Returns false while another dispatcher holds it.
     [[nodiscard]] bool try_lead();
 
-    // Claims up to `limit` rows: one UPDATE stamping tokens and leases, one SELECT by token.
-    // With order_by, claims sweep forward from where the last one ended, so that the rows
-    // still leased at the head of the order are not scanned again by every claim; a sweep
-    // starts over when it runs out of due rows, and at least every second, so rows that
-    // became due behind the cursor (expired leases, retries) wait at most that long.
+    // Claims up to `limit` rows and reads them back by token. First rows whose lease ran
+    // out or whose retry backoff passed (through the lease index), then due rows in order.
+    // With order_by, that second claim sweeps forward from where the last one ended, so
+    // the rows still leased at the head of the order are not scanned again by every claim;
+    // the sweep starts over when it runs out of due rows.
     [[nodiscard]] Claim claim(std::int64_t limit);
     // Clears a batch's claims again, for a batch that could not be pushed.
     std::int64_t release(const Claim& claim);
@@ -74,10 +74,12 @@ private:
     const QueueConfig& queue_;
     QueueSql sql_;
     std::unique_ptr<sql::Connection> conn_;
-    std::unique_ptr<sql::PreparedStatement> claim_, claim_from_, read_back_, release_;
+    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix,
+                       const std::optional<std::string>& cursor, std::int64_t limit);
+
+    std::unique_ptr<sql::PreparedStatement> claim_, claim_expired_, claim_from_, read_back_, release_;
     std::mt19937_64 random_;
-    std::optional<std::string> cursor_;  // first order_by column of the last row claimed
-    std::chrono::steady_clock::time_point sweep_started_{};
+    std::optional<std::string> cursor_;  // first order_by column of the last row swept
 };
 
 // "" if the outcome's named values fit the queue's on_success placeholders exactly, else

@@ -95,9 +95,12 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
                 ++problems;
                 continue;
             }
-            std::unique_ptr<sql::PreparedStatement> claim(conn->prepareStatement(sql.claim()));
-            out << "queue " << queue.name << ": ok; claim statement:\n" << sql.claim() << ";\n" << sql.read_back()
-                << ";\n";
+            // Preparing checks the operator's SQL against the table without running it.
+            for (const auto* statement : {&sql.claim_expired(), &sql.claim(), &sql.read_back()}) {
+                std::unique_ptr<sql::PreparedStatement> prepared(conn->prepareStatement(*statement));
+            }
+            out << "queue " << queue.name << ": ok; claim statements:\n"
+                << sql.claim_expired() << ";\n" << sql.claim() << ";\n" << sql.read_back() << ";\n";
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
                 err << "queue " << queue.name << ": warning: " << warning << "\n";
                 ++warnings;

@@ -1,6 +1,8 @@
 // The worker SDK against a real redis-server of the test's own; the dispatcher's side
 // (ready messages, the meta hash, the reap script) is played by the test.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -10,7 +12,6 @@
 #include <exception>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -559,5 +560,12 @@ TEST_CASE("worker options are checked in the constructor", "[worker]") {
 
     rowpump::Worker worker(options);
     CHECK(rowpump::protocol::is_valid_name(worker.worker_id()));
-    CHECK(std::regex_match(worker.worker_id(), std::regex("[A-Za-z0-9_-]+-[0-9]+-[0-9a-f]{6}")));
+    // <host>-<pid>-<6 hex digits>
+    const std::string id = worker.worker_id();
+    const auto last = id.rfind('-'), middle = id.rfind('-', last - 1);
+    REQUIRE(middle != std::string::npos);
+    CHECK(middle > 0);
+    CHECK(id.substr(middle + 1, last - middle - 1) == std::to_string(::getpid()));
+    CHECK(id.size() - last - 1 == 6);
+    CHECK(id.find_first_not_of("0123456789abcdef", last + 1) == std::string::npos);
 }

@@ -113,7 +113,9 @@ Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit
                 ctx.path("logs/" + bench + "-" + config + "-rep" + std::to_string(rep) + ".log"));
     const Timed t = time_until_moved(ctx, child, rows, start, time_limit_s);
     const auto cpu_after = ctx.server_cpu();
+    const bool died = !child.running();  // before the end of the measurement
     const Usage usage = child.stop(kGrace);
+    if (died) progress("rowpump run ended on its own (" + usage.describe() + "); see its log");
     Sample s = finish_sample(bench, config, rep, t, usage, cpu_before, cpu_after);
     ctx.record(s);
     return s;

@@ -58,8 +58,20 @@ struct Fleet {
         }
     }
 
+    std::vector<Child*> all() {
+        std::vector<Child*> children{dispatcher.get()};
+        for (auto& w : workers) children.push_back(w.get());
+        return children;
+    }
+
     // Workers first (they report what they hold), then the dispatcher (it applies it).
     void stop(Usage& dispatcher_usage, double& workers_cpu) {
+        for (auto* child : all()) {
+            if (!child->running()) {
+                progress(child->name() + " (pid " + std::to_string(child->pid()) +
+                         ") had ended on its own (" + child->stop(kGrace).describe() + ")");
+            }
+        }
         workers_cpu = 0;
         for (auto& w : workers) ::kill(w->pid(), SIGTERM);
         for (auto& w : workers) workers_cpu += w->stop(kGrace).cpu_seconds();

@@ -15,7 +15,8 @@ const char* const kBookkeeping =
     "rp_attempts INT UNSIGNED NOT NULL DEFAULT 0, "
     "rp_last_error VARCHAR(1024) NULL, "
     "rp_dead_at DATETIME(3) NULL, "
-    "KEY rp_token_idx (rp_token)";
+    "KEY rp_token_idx (rp_token), "
+    "KEY rp_lease_idx (rp_lease_until)";
 
 void recreate(sql::Connection& db, const std::string& table, const std::string& columns) {
     exec(db, "DROP TABLE IF EXISTS " + table);

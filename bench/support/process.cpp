@@ -26,6 +26,13 @@ double seconds_of(const timeval& tv) {
 
 bool Usage::clean_exit() const { return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0; }
 
+std::string Usage::describe() const {
+    std::string text = WIFEXITED(wait_status)     ? "exit " + std::to_string(WEXITSTATUS(wait_status))
+                       : WIFSIGNALED(wait_status) ? "signal " + std::to_string(WTERMSIG(wait_status))
+                                                  : "status " + std::to_string(wait_status);
+    return killed ? text + " after SIGKILL" : text;
+}
+
 Child::Child(std::vector<std::string> argv, const std::string& log_path) : argv_(std::move(argv)) {
     const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error("open " + log_path + ": " + std::strerror(errno));

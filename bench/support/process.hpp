@@ -22,6 +22,7 @@ struct Usage {
 
     double cpu_seconds() const { return user_seconds + system_seconds; }
     bool clean_exit() const;
+    std::string describe() const;  // "exit 0", "signal 9", plus " after SIGKILL"
 };
 
 class Child {

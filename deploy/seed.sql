@@ -12,6 +12,6 @@ CREATE TABLE IF NOT EXISTS user_block_status (
 
 -- Distinct times (1 ms apart), as real check times are: claims sweep forward by updated_time.
 INSERT IGNORE INTO user_block_status (user_id, updated_time)
-SELECT seq, NOW(3) - INTERVAL 1 HOUR - INTERVAL seq MILLISECOND
+SELECT seq, NOW(3) - INTERVAL 1 HOUR - INTERVAL seq * 1000 MICROSECOND
 FROM seq_1_to_100000000
 WHERE seq <= COALESCE(@rows, 100000);

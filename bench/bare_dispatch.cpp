@@ -3,20 +3,22 @@
 // (UPDATE ... SET token, lease ... ORDER BY updated_time LIMIT n), read back by token, one
 // pipelined RPUSH, repeat. Written straight against mysqlcppconn and hiredis.
 //
-// The statements are the ones `rowpump check` prints for the benchmark's queue, byte for
-// byte, including the cursor: each claim starts at the updated_time of the last row of the
-// previous one (`--sweep-restart-ms` also copies the dispatcher's periodic restart of the
-// sweep; 0, the default, restarts only when the sweep runs out of due rows).
+// The sweep statements are the ones `rowpump check` prints for the benchmark's queue,
+// including the cursor: each claim starts at the updated_time of the last row of the previous
+// one, and the sweep starts over when it runs out of due rows. The dispatcher also runs a
+// second claim each cycle (expired leases and due retries, through rp_lease_idx); this loop
+// does not: that statement is part of what the dispatcher costs. `--sweep-restart-ms` copies
+// the once-a-second restart of dispatchers before 35a2ebd (a diagnostic).
 //
 // Stops by itself after pushing --rows rows, when nothing is due any more, or at
 // --time-limit. Prints one line: "pushed=N seconds=S rows_per_s=R claims=C".
 
 #include <hiredis/hiredis.h>
 
-#include <CLI/CLI.hpp>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 #include <mysql_connection.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>

@@ -10,11 +10,11 @@
 // READ COMMITTED, autocommit, one connection per thread. Runs until --rows tasks are done
 // or --seconds have passed, then prints "done=N seconds=S tasks_per_s=R errors=E".
 
-#include <CLI/CLI.hpp>
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 #include <mysql_connection.h>
+#include <CLI/CLI.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -56,10 +56,10 @@ struct Shared {
 void work(const Args& args, Shared& shared, int thread_index) {
     rowpump::bench::MysqlThread mysql_thread;
     auto conn = rowpump::bench::connect_mysql(args.env);
-    std::unique_ptr<sql::PreparedStatement> claim(conn->prepareStatement(
-        "UPDATE " + args.table +
-        " SET rp_token = ?, rp_lease_until = NOW(3) + INTERVAL 60 SECOND"
-        " WHERE status = 0 AND rp_token IS NULL LIMIT 1"));
+    std::unique_ptr<sql::PreparedStatement> claim(
+        conn->prepareStatement("UPDATE " + args.table +
+                               " SET rp_token = ?, rp_lease_until = NOW(3) + INTERVAL 60 SECOND"
+                               " WHERE status = 0 AND rp_token IS NULL LIMIT 1"));
     std::unique_ptr<sql::PreparedStatement> read(
         conn->prepareStatement("SELECT user_id FROM " + args.table + " WHERE rp_token = ?"));
     std::unique_ptr<sql::PreparedStatement> finish(

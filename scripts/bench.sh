@@ -55,6 +55,7 @@ machine_info() {
     say "| MariaDB | $(mariadbd --version 2>/dev/null | awk '{ print $3 }') (buffer pool 512M, flush_log_at_trx_commit=2; see scripts/servers.sh) |"
     say "| Redis | $(redis-server --version | awk '{ print $3 }' | sed 's/v=//') |"
     say "| compiler | $(g++ --version | head -n 1) (Release: -O3 -DNDEBUG) |"
+    say "| source | git $(git -C "$ROWPUMP_ROOT" describe --always --dirty 2>/dev/null || echo unknown) |"
     say "| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |"
 }
 

@@ -16,7 +16,7 @@ namespace rowpump::bench {
 namespace {
 
 constexpr std::int64_t kSettledHistory = 1000;  // undo records still to purge
-constexpr double kIdleCpuShare = 0.05;           // of one core, over kIdleWindow
+constexpr double kIdleCpuShare = 0.05;          // of one core, over kIdleWindow
 constexpr std::chrono::milliseconds kIdleWindow{500};
 constexpr std::chrono::seconds kSettleLimit{90};
 
@@ -50,8 +50,7 @@ std::string Context::write_config(const QueueSpec& q, const std::string& file_na
     std::ofstream out(file);
     out << "mysql: { host: " << env_.mysql_host << ", port: " << env_.mysql_port
         << ", user: " << env_.mysql_user
-        << ", password: \"${ROWPUMP_MYSQL_PASSWORD}\", database: " << env_.mysql_database
-        << " }\n"
+        << ", password: \"${ROWPUMP_MYSQL_PASSWORD}\", database: " << env_.mysql_database << " }\n"
         << "redis: { host: " << env_.redis_host << ", port: " << env_.redis_port << " }\n"
         << "log_level: info\n"
         << "queues:\n"
@@ -73,9 +72,10 @@ void Context::reset_and_settle() {
     redis_->command({"FLUSHALL"});
     const auto deadline = std::chrono::steady_clock::now() + kSettleLimit;
     for (;;) {
-        const auto history = query_int(*db_,
-                                       "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
-                                       "WHERE VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'");
+        const auto history =
+            query_int(*db_,
+                      "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
+                      "WHERE VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'");
         const auto before = process_cpu_seconds(env_.mysql_pid);
         std::this_thread::sleep_for(kIdleWindow);
         const auto after = process_cpu_seconds(env_.mysql_pid);

@@ -61,6 +61,9 @@ public:
     ~Context();
 
     const ServerEnv& env() const { return env_; }
+    // False only to compare with dispatchers older than the lease index (35a2ebd).
+    bool lease_index() const { return lease_index_; }
+    void set_lease_index(bool on) { lease_index_ = on; }
     const Programs& programs() const { return programs_; }
     sql::Connection& db() { return *db_; }
     redis::Connection& redis() { return *redis_; }
@@ -87,6 +90,7 @@ private:
     std::unique_ptr<sql::Connection> db_;
     std::optional<redis::Connection> redis_;
     std::vector<Sample> samples_;
+    bool lease_index_ = true;
 };
 
 // "[bench] ..." on stderr, with the time of day.

@@ -86,16 +86,15 @@ Sample finish_sample(std::string bench, std::string config, int rep, const Timed
     line << std::fixed << std::setprecision(1);
     line << s.bench << " " << s.config << " rep " << rep << ": " << t.moved << " rows in "
          << t.seconds << " s = " << std::setprecision(0) << s.values["rows_per_s"]
-         << std::setprecision(1) << " rows/s"
-         << (t.finished ? "" : " (time limit; not finished)") << ", CPU " << usage.cpu_seconds()
-         << " s (" << s.values["cpu_pct"] << "%), RSS " << s.values["max_rss_mb"]
-         << " MB, MariaDB CPU " << s.values["mysql_cpu_s"] << " s";
+         << std::setprecision(1) << " rows/s" << (t.finished ? "" : " (time limit; not finished)")
+         << ", CPU " << usage.cpu_seconds() << " s (" << s.values["cpu_pct"] << "%), RSS "
+         << s.values["max_rss_mb"] << " MB, MariaDB CPU " << s.values["mysql_cpu_s"] << " s";
     progress(line.str());
     return s;
 }
 
-void prepare(Context& ctx, std::int64_t rows) {
-    create_dispatch_table(ctx.db(), rows);
+void prepare(Context& ctx, std::int64_t rows, bool lease_index = true) {
+    create_dispatch_table(ctx.db(), rows, lease_index && ctx.lease_index());
     ctx.reset_and_settle();
 }
 
@@ -122,8 +121,8 @@ Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit
 }
 
 Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_restart_ms,
-                     int time_limit_s, int rep, const std::string& suffix) {
-    prepare(ctx, rows);
+                     int time_limit_s, int rep, const std::string& suffix, bool lease_index) {
+    prepare(ctx, rows, lease_index);
     const std::string bench = (sweep_restart_ms > 0 ? "bare_restart" : "bare") + suffix;
     const std::string config = "batch=" + std::to_string(batch);
     const auto cpu_before = ctx.server_cpu();

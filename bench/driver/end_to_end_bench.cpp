@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <memory>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -36,10 +36,10 @@ struct Fleet {
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
           int processes, int threads, const std::string& mode) {
-        dispatcher = std::make_unique<Child>(
-            std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
-                                     "--log-level", "warn"},
-            ctx.path(log_prefix + "-dispatcher.log"));
+        dispatcher =
+            std::make_unique<Child>(std::vector<std::string>{ctx.programs().rowpump, "run", "-c",
+                                                             config_file, "--log-level", "warn"},
+                                    ctx.path(log_prefix + "-dispatcher.log"));
         const auto deadline = now_seconds() + 30;
         while (ctx.redis().command({"EXISTS", kMeta}).integer() == 0) {
             if (!dispatcher->running() || now_seconds() > deadline) {
@@ -80,8 +80,8 @@ struct Fleet {
 };
 
 // Polls the completed counter (bumped after each outcome batch commits) until `rows`.
-std::pair<std::int64_t, double> time_until_completed(Context& ctx, std::int64_t rows,
-                                                     double start, double limit_s) {
+std::pair<std::int64_t, double> time_until_completed(Context& ctx, std::int64_t rows, double start,
+                                                     double limit_s) {
     for (;;) {
         const auto completed = ctx.hash_int(kStats, "completed");
         const double seconds = now_seconds() - start;
@@ -114,7 +114,7 @@ double percentile(const std::vector<std::int64_t>& sorted, double p) {
 }  // namespace
 
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
-    create_task_table(ctx.db(), spec.rows);
+    create_task_table(ctx.db(), spec.rows, ctx.lease_index());
     ctx.reset_and_settle();
     QueueSpec q;
     q.table = "tasks";
@@ -132,7 +132,8 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/e2e-" + config + "-rep" + std::to_string(rep), spec.processes,
                 spec.threads, "noop");
-    const auto [completed, seconds] = time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
+    const auto [completed, seconds] =
+        time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
     Usage dispatcher;
     double workers_cpu = 0;
@@ -153,10 +154,10 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     std::ostringstream line;
     line << std::fixed << std::setprecision(1);
     line << "e2e " << config << " rep " << rep << ": " << completed << " tasks in " << seconds
-         << " s = " << std::setprecision(0) << s.values["tasks_per_s"]
-         << std::setprecision(1) << " tasks/s; rows still status 0: " << left
-         << "; CPU s: dispatcher " << dispatcher.cpu_seconds() << ", workers " << workers_cpu
-         << ", MariaDB " << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"];
+         << " s = " << std::setprecision(0) << s.values["tasks_per_s"] << std::setprecision(1)
+         << " tasks/s; rows still status 0: " << left << "; CPU s: dispatcher "
+         << dispatcher.cpu_seconds() << ", workers " << workers_cpu << ", MariaDB "
+         << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"];
     progress(line.str());
     ctx.record(s);
     return s;
@@ -177,14 +178,13 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     const auto file = ctx.write_config(q, "latency.yaml");
     const auto rows = static_cast<std::int64_t>(spec.rate * spec.seconds);
 
-    Fleet fleet(ctx, file, "logs/latency-" + config + "-rep" + std::to_string(rep),
-                spec.processes, spec.threads, "latency");
+    Fleet fleet(ctx, file, "logs/latency-" + config + "-rep" + std::to_string(rep), spec.processes,
+                spec.threads, "latency");
     // Rows are inserted once the dispatcher and workers run, so they meet warm processes.
     constexpr int kLeadMs = 1000;
     schedule_timed_rows(ctx.db(), rows, spec.rate, kLeadMs);
     const double start = now_seconds();
-    const auto [completed, seconds] =
-        time_until_completed(ctx, rows, start, spec.seconds + 1 + 30);
+    const auto [completed, seconds] = time_until_completed(ctx, rows, start, spec.seconds + 1 + 30);
     Usage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);
@@ -193,7 +193,8 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
         ctx.db(),
         "SELECT TIMESTAMPDIFF(MICROSECOND, due_at, started_at) FROM timed_tasks, "
         "(SELECT MIN(due_at) AS first FROM timed_tasks) AS f WHERE started_at IS NOT NULL "
-        "AND due_at >= f.first + INTERVAL " + std::to_string(spec.warmup_seconds) + " SECOND");
+        "AND due_at >= f.first + INTERVAL " +
+            std::to_string(spec.warmup_seconds) + " SECOND");
     std::sort(latencies.begin(), latencies.end());
     Sample s{"latency", config, rep, {}};
     s.values["rows"] = static_cast<double>(rows);
@@ -214,7 +215,7 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
 }
 
 Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep) {
-    create_task_table(ctx.db(), spec.table_rows);
+    create_task_table(ctx.db(), spec.table_rows, ctx.lease_index());
     ctx.reset_and_settle();
     const std::string config = std::to_string(spec.threads) + " threads";
     const auto log = ctx.path("logs/baseline-rep" + std::to_string(rep) + ".log");

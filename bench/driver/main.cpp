@@ -23,13 +23,15 @@ using namespace rowpump::bench;
 
 struct Options {
     std::string run_dir;
+    std::string rowpump = ROWPUMP_BENCH_ROWPUMP;
+    bool no_lease_index = false;
     std::vector<std::string> phases{"dispatch", "e2e", "latency", "baseline"};
     int reps = 3;
     std::int64_t rows = 1000000;
     std::vector<int> batches{100, 1000, 5000};
     int dispatch_time_limit = 120;
     int restart_diagnostic_batch = 0;  // 0: skip (the dispatcher no longer restarts sweeps)
-    std::int64_t small_rows = 0;  // 0: skip
+    std::int64_t small_rows = 0;       // 0: skip
     std::vector<std::string> e2e_configs{"2x4", "2x8", "4x4", "4x8"};
     EndToEndSpec e2e;
     LatencySpec latency;
@@ -54,7 +56,8 @@ void run_dispatch(Context& ctx, const Options& o) {
             run_bare_loop(ctx, o.rows, batch, 0, o.dispatch_time_limit, rep);
         }
         if (o.restart_diagnostic_batch > 0) {
-            run_bare_loop(ctx, o.rows, o.restart_diagnostic_batch, 1000, o.dispatch_time_limit, rep);
+            run_bare_loop(ctx, o.rows, o.restart_diagnostic_batch, 1000, o.dispatch_time_limit,
+                          rep);
         }
         if (o.small_rows > 0) {  // a short run: start-up and steady state weigh differently
             run_dispatcher(ctx, o.small_rows, 1000, o.dispatch_time_limit, rep, "_small");
@@ -77,6 +80,17 @@ void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
     }
 }
 
+// Diagnostic: the bare loop on the same table with and without the lease index.
+void run_lease_index_phase(Context& ctx, const Options& o) {
+    for (int rep = 1; rep <= o.reps; ++rep) {
+        for (int batch : o.batches) {
+            run_bare_loop(ctx, o.rows, batch, 0, o.dispatch_time_limit, rep, "_lease_index");
+            run_bare_loop(ctx, o.rows, batch, 0, o.dispatch_time_limit, rep, "_no_lease_index",
+                          false);
+        }
+    }
+}
+
 void run_latency_phase(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) {
         for (const auto& poll : o.latency_polls) {
@@ -92,15 +106,21 @@ Options parse_options(int argc, char** argv) {
     std::string latency_workers = "2x4";
     CLI::App app{"rowpump benchmarks (see docs/benchmarks.md)"};
     app.add_option("--run-dir", o.run_dir, "configs, logs and results go here")->required();
-    app.add_option("--phases", o.phases, "dispatch, e2e, latency, baseline")->delimiter(',');
+    app.add_option("--rowpump", o.rowpump, "the rowpump executable to measure");
+    app.add_flag("--no-lease-index", o.no_lease_index,
+                 "tables without rp_lease_idx (for dispatchers older than that index)");
+    app.add_option("--phases", o.phases,
+                   "dispatch, e2e, latency, baseline; lease-index (diagnostic, not by default)")
+        ->delimiter(',');
     app.add_option("--reps", o.reps, "repetitions of each measurement");
     app.add_option("--rows", o.rows, "rows in the dispatch table");
     app.add_option("--batches", o.batches, "dispatch batch sizes")->delimiter(',');
     app.add_option("--dispatch-time-limit", o.dispatch_time_limit, "seconds per dispatch run");
     app.add_option("--restart-diagnostic-batch", o.restart_diagnostic_batch,
                    "also run the bare loop with a 1 s sweep restart at this batch (0: no)");
-    app.add_option("--small-rows", o.small_rows,
-                   "also compare rowpump and the bare loop on a table this small, batch 1000 (0: no)");
+    app.add_option(
+        "--small-rows", o.small_rows,
+        "also compare rowpump and the bare loop on a table this small, batch 1000 (0: no)");
     app.add_option("--e2e-rows", o.e2e.rows);
     app.add_option("--e2e-configs", o.e2e_configs, "PROCESSESxTHREADS,...")->delimiter(',');
     app.add_option("--e2e-batch", o.e2e.batch);
@@ -131,12 +151,14 @@ int main(int argc, char** argv) try {
     ::mkdir((o.run_dir + "/logs").c_str(), 0755);
     MysqlThread mysql_thread;
     Context ctx(server_env_from_environment(),
-                Programs{ROWPUMP_BENCH_ROWPUMP, ROWPUMP_BENCH_BARE_DISPATCH,
-                         ROWPUMP_BENCH_E2E_WORKER, ROWPUMP_BENCH_ROW_CLAIM},
+                Programs{o.rowpump, ROWPUMP_BENCH_BARE_DISPATCH, ROWPUMP_BENCH_E2E_WORKER,
+                         ROWPUMP_BENCH_ROW_CLAIM},
                 o.run_dir);
+    ctx.set_lease_index(!o.no_lease_index);
     if (has(o.phases, "dispatch")) run_dispatch(ctx, o);
     if (has(o.phases, "e2e") || has(o.phases, "baseline")) run_end_to_end_and_baseline(ctx, o);
     if (has(o.phases, "latency")) run_latency_phase(ctx, o);
+    if (has(o.phases, "lease-index")) run_lease_index_phase(ctx, o);
 
     const std::string summary = markdown_summary(ctx.samples(), Targets{});
     std::ofstream(ctx.path("summary.md")) << summary;

@@ -10,7 +10,7 @@
 namespace rowpump::bench {
 
 struct Targets {
-    double dispatch_ratio = 0.75;   // rowpump / bare loop at batch 1000
+    double dispatch_ratio = 0.75;  // rowpump / bare loop at batch 1000
     double e2e_tasks_per_s = 20000;
     double e2e_over_baseline = 20;
 };

@@ -15,12 +15,14 @@ const char* const kBookkeeping =
     "rp_attempts INT UNSIGNED NOT NULL DEFAULT 0, "
     "rp_last_error VARCHAR(1024) NULL, "
     "rp_dead_at DATETIME(3) NULL, "
-    "KEY rp_token_idx (rp_token), "
-    "KEY rp_lease_idx (rp_lease_until)";
+    "KEY rp_token_idx (rp_token)";
+const char* const kLeaseIndex = "KEY rp_lease_idx (rp_lease_until)";
 
-void recreate(sql::Connection& db, const std::string& table, const std::string& columns) {
+void recreate(sql::Connection& db, const std::string& table, const std::string& columns,
+              bool lease_index = true) {
     exec(db, "DROP TABLE IF EXISTS " + table);
-    exec(db, "CREATE TABLE " + table + " (" + columns + ", " + kBookkeeping + ") ENGINE=InnoDB");
+    exec(db, "CREATE TABLE " + table + " (" + columns + ", " + kBookkeeping +
+                 (lease_index ? std::string(", ") + kLeaseIndex : "") + ") ENGINE=InnoDB");
 }
 
 // updated_time of row `seq`: distinct, 1 ms apart, all more than an hour in the past.
@@ -31,18 +33,20 @@ std::string past_times(std::int64_t rows) {
 
 }  // namespace
 
-void create_dispatch_table(sql::Connection& db, std::int64_t rows) {
+void create_dispatch_table(sql::Connection& db, std::int64_t rows, bool lease_index) {
     recreate(db, "user_block_status",
              "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
-             "updated_time DATETIME(3) NOT NULL, KEY (updated_time)");
+             "updated_time DATETIME(3) NOT NULL, KEY (updated_time)",
+             lease_index);
     exec(db, "INSERT INTO user_block_status (user_id, status, updated_time) SELECT seq, 0, " +
                  past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
 }
 
-void create_task_table(sql::Connection& db, std::int64_t rows) {
+void create_task_table(sql::Connection& db, std::int64_t rows, bool lease_index) {
     recreate(db, "tasks",
              "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
-             "updated_time DATETIME(3) NOT NULL, KEY (status, updated_time)");
+             "updated_time DATETIME(3) NOT NULL, KEY (status, updated_time)",
+             lease_index);
     exec(db, "INSERT INTO tasks (user_id, status, updated_time) SELECT seq, 0, " +
                  past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
 }
@@ -57,8 +61,7 @@ void schedule_timed_rows(sql::Connection& db, std::int64_t rows, double rate, in
     const auto step_us = static_cast<std::int64_t>(std::llround(1e6 / rate));
     exec(db, "INSERT INTO timed_tasks (id, status, due_at) SELECT seq, 0, NOW(6) + INTERVAL (" +
                  std::to_string(static_cast<std::int64_t>(lead_ms) * 1000) + " + (seq - 1) * " +
-                 std::to_string(step_us) + ") MICROSECOND FROM seq_1_to_" +
-                 std::to_string(rows));
+                 std::to_string(step_us) + ") MICROSECOND FROM seq_1_to_" + std::to_string(rows));
 }
 
 }  // namespace rowpump::bench

@@ -17,11 +17,12 @@ namespace rowpump::bench {
 // source problem. Every row is due (updated_time more than an hour ago), and updated_time is
 // distinct per row (1 ms apart: DATETIME(3) cannot hold finer steps), because the claim
 // sweeps forward by it and ties would make claims scan rows again.
-void create_dispatch_table(sql::Connection& db, std::int64_t rows);
+// Without the lease index only for a diagnostic (the dispatcher requires it).
+void create_dispatch_table(sql::Connection& db, std::int64_t rows, bool lease_index = true);
 
 // tasks(user_id PK, status, updated_time, KEY(status, updated_time)): the one-shot shape
 // (due "status = 0"), used by the end-to-end benchmark and the per-worker claim baseline.
-void create_task_table(sql::Connection& db, std::int64_t rows);
+void create_task_table(sql::Connection& db, std::int64_t rows, bool lease_index = true);
 
 // timed_tasks(id PK, status, due_at DATETIME(6), started_at DATETIME(6), KEY(status, due_at)),
 // empty.

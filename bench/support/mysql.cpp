@@ -7,8 +7,12 @@
 
 namespace rowpump::bench {
 
-MysqlThread::MysqlThread() { sql::mysql::get_mysql_driver_instance()->threadInit(); }
-MysqlThread::~MysqlThread() { sql::mysql::get_mysql_driver_instance()->threadEnd(); }
+MysqlThread::MysqlThread() {
+    sql::mysql::get_mysql_driver_instance()->threadInit();
+}
+MysqlThread::~MysqlThread() {
+    sql::mysql::get_mysql_driver_instance()->threadEnd();
+}
 
 std::unique_ptr<sql::Connection> connect_mysql(const ServerEnv& env) {
     sql::ConnectOptionsMap options;

@@ -24,12 +24,15 @@ double seconds_of(const timeval& tv) {
 
 }  // namespace
 
-bool Usage::clean_exit() const { return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0; }
+bool Usage::clean_exit() const {
+    return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
+}
 
 std::string Usage::describe() const {
-    std::string text = WIFEXITED(wait_status)     ? "exit " + std::to_string(WEXITSTATUS(wait_status))
-                       : WIFSIGNALED(wait_status) ? "signal " + std::to_string(WTERMSIG(wait_status))
-                                                  : "status " + std::to_string(wait_status);
+    std::string text = WIFEXITED(wait_status) ? "exit " + std::to_string(WEXITSTATUS(wait_status))
+                       : WIFSIGNALED(wait_status)
+                           ? "signal " + std::to_string(WTERMSIG(wait_status))
+                           : "status " + std::to_string(wait_status);
     return killed ? text + " after SIGKILL" : text;
 }
 
@@ -77,7 +80,9 @@ bool Child::reap(bool block) {
     return true;
 }
 
-bool Child::running() { return !reap(false); }
+bool Child::running() {
+    return !reap(false);
+}
 
 Usage Child::wait(std::chrono::milliseconds limit, std::chrono::milliseconds grace) {
     const auto deadline = std::chrono::steady_clock::now() + limit;

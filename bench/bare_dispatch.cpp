@@ -1,7 +1,8 @@
 // The baseline of the dispatch benchmark: the dispatcher's claim SQL and push and nothing
 // else. No config file, no rate limiter, no outcome handling, no reaping, no stats: claim
-// (UPDATE ... SET token, lease ... ORDER BY updated_time LIMIT n), read back by token, one
-// pipelined RPUSH, repeat. Written straight against mysqlcppconn and hiredis.
+// (SELECT the lease end; UPDATE ... SET token, lease ... ORDER BY updated_time LIMIT n), read
+// back by lease end and token, one pipelined RPUSH, repeat. Written straight against
+// mysqlcppconn and hiredis.
 //
 // The sweep statements are the ones `rowpump check` prints for the benchmark's queue,
 // including the cursor: each claim starts at the updated_time of the last row of the previous
@@ -43,14 +44,15 @@ constexpr std::size_t kPushChunk = 1000;  // values per RPUSH, as the dispatcher
 const char* const kStamp =
     "UPDATE `user_block_status`\n"
     "SET `rp_token` = CONCAT(?, `rp_attempts` + 1, '-', HEX(`user_id`)),\n"
-    "    `rp_lease_until` = NOW(3) + INTERVAL ? MICROSECOND\n"
+    "    `rp_lease_until` = ?\n"
     "WHERE (updated_time < NOW(3) - INTERVAL 10 SECOND)\n"
     "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))";
 const char* const kCursor = "\n  AND `updated_time` >= ?";
 const char* const kOrder = "\nORDER BY `updated_time`\nLIMIT ?";
+const char* const kLeaseUntil = "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3))";
 const char* const kReadBack =
-    "SELECT `user_id`, `rp_token`, `updated_time` FROM `user_block_status` WHERE `rp_token` >= ? "
-    "AND `rp_token` < ?\nORDER BY `updated_time`";
+    "SELECT `user_id`, `rp_token`, `updated_time` FROM `user_block_status` WHERE `rp_lease_until` = "
+    "? AND `rp_token` >= ? AND `rp_token` < ?\nORDER BY `updated_time`";
 
 struct Args {
     ServerEnv env;
@@ -104,6 +106,7 @@ class BareLoop {
 public:
     BareLoop(const Args& args, sql::Connection& conn)
         : args_(args),
+          lease_until_(conn.prepareStatement(kLeaseUntil)),
           claim_(conn.prepareStatement(std::string(kStamp) + kOrder)),
           claim_from_(conn.prepareStatement(std::string(kStamp) + kCursor + kOrder)),
           read_back_(conn.prepareStatement(kReadBack)),
@@ -114,7 +117,7 @@ public:
 
 private:
     const Args& args_;
-    std::unique_ptr<sql::PreparedStatement> claim_, claim_from_, read_back_;
+    std::unique_ptr<sql::PreparedStatement> lease_until_, claim_, claim_from_, read_back_;
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;
     Clock::time_point sweep_started_;
@@ -128,10 +131,15 @@ std::vector<std::string> BareLoop::claim(std::int64_t limit) {
     }
     char prefix[24];
     std::snprintf(prefix, sizeof prefix, "%016llX-", static_cast<unsigned long long>(random_()));
+    lease_until_->setString(1, std::to_string(args_.lease_ms * 1000));
+    std::unique_ptr<sql::ResultSet> lease(lease_until_->executeQuery());
+    if (!lease->next()) throw std::runtime_error("no lease end");
+    const std::string lease_until = lease->getString(1);
+
     sql::PreparedStatement& stmt = cursor_ ? *claim_from_ : *claim_;
     unsigned index = 1;
     stmt.setString(index++, prefix);
-    stmt.setString(index++, std::to_string(args_.lease_ms * 1000));
+    stmt.setString(index++, lease_until);
     if (cursor_) stmt.setString(index++, *cursor_);
     stmt.setInt64(index, limit);
     const auto claimed = stmt.executeUpdate();
@@ -141,8 +149,9 @@ std::vector<std::string> BareLoop::claim(std::int64_t limit) {
 
     std::string upper = prefix;
     upper.back() = '.';
-    read_back_->setString(1, prefix);
-    read_back_->setString(2, upper);
+    read_back_->setString(1, lease_until);
+    read_back_->setString(2, prefix);
+    read_back_->setString(3, upper);
     std::unique_ptr<sql::ResultSet> rs(read_back_->executeQuery());
     messages.reserve(rs->rowsCount());
     std::string last;

@@ -18,10 +18,8 @@ Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit
 
 // B: the bare claim + push loop, same table, same SQL, same timing.
 // sweep_restart_ms > 0 also copies the dispatcher's periodic restart of its sweep.
-// lease_index false: the table lacks rp_lease_idx (a diagnostic of what that index costs).
 Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_restart_ms,
-                     int time_limit_s, int rep, const std::string& suffix = "",
-                     bool lease_index = true);
+                     int time_limit_s, int rep, const std::string& suffix = "");
 
 struct EndToEndSpec {
     std::int64_t rows = 1000000;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rowpump/common/redis.hpp"
+#include "driver/tables.hpp"
 #include "support/process.hpp"
 #include "support/server_env.hpp"
 
@@ -61,9 +62,9 @@ public:
     ~Context();
 
     const ServerEnv& env() const { return env_; }
-    // False only to compare with dispatchers older than the lease index (35a2ebd).
-    bool lease_index() const { return lease_index_; }
-    void set_lease_index(bool on) { lease_index_ = on; }
+    // The bookkeeping indexes of every table (see tables.hpp).
+    const BookkeepingIndexes& indexes() const { return indexes_; }
+    void set_indexes(BookkeepingIndexes indexes) { indexes_ = std::move(indexes); }
     const Programs& programs() const { return programs_; }
     sql::Connection& db() { return *db_; }
     redis::Connection& redis() { return *redis_; }
@@ -90,7 +91,7 @@ private:
     std::unique_ptr<sql::Connection> db_;
     std::optional<redis::Connection> redis_;
     std::vector<Sample> samples_;
-    bool lease_index_ = true;
+    BookkeepingIndexes indexes_{"lease"};
 };
 
 // "[bench] ..." on stderr, with the time of day.

@@ -93,8 +93,8 @@ Sample finish_sample(std::string bench, std::string config, int rep, const Timed
     return s;
 }
 
-void prepare(Context& ctx, std::int64_t rows, bool lease_index = true) {
-    create_dispatch_table(ctx.db(), rows, lease_index && ctx.lease_index());
+void prepare(Context& ctx, std::int64_t rows) {
+    create_dispatch_table(ctx.db(), rows, ctx.indexes());
     ctx.reset_and_settle();
 }
 
@@ -121,8 +121,8 @@ Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit
 }
 
 Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_restart_ms,
-                     int time_limit_s, int rep, const std::string& suffix, bool lease_index) {
-    prepare(ctx, rows, lease_index);
+                     int time_limit_s, int rep, const std::string& suffix) {
+    prepare(ctx, rows);
     const std::string bench = (sweep_restart_ms > 0 ? "bare_restart" : "bare") + suffix;
     const std::string config = "batch=" + std::to_string(batch);
     const auto cpu_before = ctx.server_cpu();

@@ -114,7 +114,7 @@ double percentile(const std::vector<std::int64_t>& sorted, double p) {
 }  // namespace
 
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
-    create_task_table(ctx.db(), spec.rows, ctx.lease_index());
+    create_task_table(ctx.db(), spec.rows, ctx.indexes());
     ctx.reset_and_settle();
     QueueSpec q;
     q.table = "tasks";
@@ -164,7 +164,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
 }
 
 Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
-    create_timed_table(ctx.db());
+    create_timed_table(ctx.db(), ctx.indexes());
     ctx.reset_and_settle();
     QueueSpec q;
     q.table = "timed_tasks";
@@ -215,7 +215,7 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
 }
 
 Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep) {
-    create_task_table(ctx.db(), spec.table_rows, ctx.lease_index());
+    create_task_table(ctx.db(), spec.table_rows, ctx.indexes());
     ctx.reset_and_settle();
     const std::string config = std::to_string(spec.threads) + " threads";
     const auto log = ctx.path("logs/baseline-rep" + std::to_string(rep) + ".log");

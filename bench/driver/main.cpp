@@ -24,7 +24,7 @@ using namespace rowpump::bench;
 struct Options {
     std::string run_dir;
     std::string rowpump = ROWPUMP_BENCH_ROWPUMP;
-    bool no_lease_index = false;
+    std::vector<std::string> indexes{"lease"};
     std::vector<std::string> phases{"dispatch", "e2e", "latency", "baseline"};
     int reps = 3;
     std::int64_t rows = 1000000;
@@ -80,17 +80,6 @@ void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
     }
 }
 
-// Diagnostic: the bare loop on the same table with and without the lease index.
-void run_lease_index_phase(Context& ctx, const Options& o) {
-    for (int rep = 1; rep <= o.reps; ++rep) {
-        for (int batch : o.batches) {
-            run_bare_loop(ctx, o.rows, batch, 0, o.dispatch_time_limit, rep, "_lease_index");
-            run_bare_loop(ctx, o.rows, batch, 0, o.dispatch_time_limit, rep, "_no_lease_index",
-                          false);
-        }
-    }
-}
-
 void run_latency_phase(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) {
         for (const auto& poll : o.latency_polls) {
@@ -107,11 +96,11 @@ Options parse_options(int argc, char** argv) {
     CLI::App app{"rowpump benchmarks (see docs/benchmarks.md)"};
     app.add_option("--run-dir", o.run_dir, "configs, logs and results go here")->required();
     app.add_option("--rowpump", o.rowpump, "the rowpump executable to measure");
-    app.add_flag("--no-lease-index", o.no_lease_index,
-                 "tables without rp_lease_idx (for dispatchers older than that index)");
-    app.add_option("--phases", o.phases,
-                   "dispatch, e2e, latency, baseline; lease-index (diagnostic, not by default)")
+    app.add_option("--indexes", o.indexes,
+                   "rowpump's indexes on the tables: lease (what migrate adds); token,lease or "
+                   "token for older dispatchers")
         ->delimiter(',');
+    app.add_option("--phases", o.phases, "dispatch, e2e, latency, baseline")->delimiter(',');
     app.add_option("--reps", o.reps, "repetitions of each measurement");
     app.add_option("--rows", o.rows, "rows in the dispatch table");
     app.add_option("--batches", o.batches, "dispatch batch sizes")->delimiter(',');
@@ -154,11 +143,10 @@ int main(int argc, char** argv) try {
                 Programs{o.rowpump, ROWPUMP_BENCH_BARE_DISPATCH, ROWPUMP_BENCH_E2E_WORKER,
                          ROWPUMP_BENCH_ROW_CLAIM},
                 o.run_dir);
-    ctx.set_lease_index(!o.no_lease_index);
+    ctx.set_indexes(o.indexes);
     if (has(o.phases, "dispatch")) run_dispatch(ctx, o);
     if (has(o.phases, "e2e") || has(o.phases, "baseline")) run_end_to_end_and_baseline(ctx, o);
     if (has(o.phases, "latency")) run_latency_phase(ctx, o);
-    if (has(o.phases, "lease-index")) run_lease_index_phase(ctx, o);
 
     const std::string summary = markdown_summary(ctx.samples(), Targets{});
     std::ofstream(ctx.path("summary.md")) << summary;

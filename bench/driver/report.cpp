@@ -222,25 +222,6 @@ std::string markdown_summary(const std::vector<Sample>& samples, const Targets& 
         md << "\n";
     }
 
-    const auto with_index = by_config(samples, "bare_lease_index");
-    const auto without_index = by_config(samples, "bare_no_lease_index");
-    if (!with_index.empty()) {
-        md << "### Diagnostic: bare loop with and without the lease index (median of runs)\n\n"
-           << "| batch | with rp_lease_idx rows/s | without rows/s | with / without "
-              "| MariaDB CPU s, with / without |\n|---:|---:|---:|---:|---:|\n";
-        for (const auto& [c, w] : with_index) {
-            if (!without_index.count(c)) continue;
-            const Group& n = without_index.at(c);
-            md << "| " << batch_of(c) << " | " << thousands(median_of(w, "rows_per_s")) << " ("
-               << runs(w, "rows_per_s") << ") | " << thousands(median_of(n, "rows_per_s")) << " ("
-               << runs(n, "rows_per_s") << ") | "
-               << fixed(100 * median_of(w, "rows_per_s") / median_of(n, "rows_per_s"), 0) << "% | "
-               << fixed(median_of(w, "mysql_cpu_s"), 1) << " / "
-               << fixed(median_of(n, "mysql_cpu_s"), 1) << " |\n";
-        }
-        md << "\n";
-    }
-
     std::ostringstream targets_md;
     if (!std::isnan(ratio_at_1000)) {
         targets_md << "| rowpump >= " << fixed(100 * targets.dispatch_ratio, 0)

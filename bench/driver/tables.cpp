@@ -1,6 +1,7 @@
 #include "driver/tables.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "support/mysql.hpp"
 
@@ -14,15 +15,21 @@ const char* const kBookkeeping =
     "rp_lease_until DATETIME(3) NULL, "
     "rp_attempts INT UNSIGNED NOT NULL DEFAULT 0, "
     "rp_last_error VARCHAR(1024) NULL, "
-    "rp_dead_at DATETIME(3) NULL, "
-    "KEY rp_token_idx (rp_token)";
-const char* const kLeaseIndex = "KEY rp_lease_idx (rp_lease_until)";
+    "rp_dead_at DATETIME(3) NULL";
+
+std::string index_definition(const std::string& name) {
+    if (name == "lease") return "KEY rp_lease_idx (rp_lease_until)";
+    if (name == "token") return "KEY rp_token_idx (rp_token)";
+    throw std::runtime_error("unknown bookkeeping index '" + name + "' (expected lease or token)");
+}
 
 void recreate(sql::Connection& db, const std::string& table, const std::string& columns,
-              bool lease_index = true) {
+              const BookkeepingIndexes& indexes) {
+    std::string keys;
+    for (const auto& name : indexes) keys += ", " + index_definition(name);
     exec(db, "DROP TABLE IF EXISTS " + table);
-    exec(db, "CREATE TABLE " + table + " (" + columns + ", " + kBookkeeping +
-                 (lease_index ? std::string(", ") + kLeaseIndex : "") + ") ENGINE=InnoDB");
+    exec(db, "CREATE TABLE " + table + " (" + columns + ", " + kBookkeeping + keys +
+                 ") ENGINE=InnoDB");
 }
 
 // updated_time of row `seq`: distinct, 1 ms apart, all more than an hour in the past.
@@ -33,28 +40,30 @@ std::string past_times(std::int64_t rows) {
 
 }  // namespace
 
-void create_dispatch_table(sql::Connection& db, std::int64_t rows, bool lease_index) {
+void create_dispatch_table(sql::Connection& db, std::int64_t rows,
+                           const BookkeepingIndexes& indexes) {
     recreate(db, "user_block_status",
              "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
              "updated_time DATETIME(3) NOT NULL, KEY (updated_time)",
-             lease_index);
+             indexes);
     exec(db, "INSERT INTO user_block_status (user_id, status, updated_time) SELECT seq, 0, " +
                  past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
 }
 
-void create_task_table(sql::Connection& db, std::int64_t rows, bool lease_index) {
+void create_task_table(sql::Connection& db, std::int64_t rows, const BookkeepingIndexes& indexes) {
     recreate(db, "tasks",
              "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
              "updated_time DATETIME(3) NOT NULL, KEY (status, updated_time)",
-             lease_index);
+             indexes);
     exec(db, "INSERT INTO tasks (user_id, status, updated_time) SELECT seq, 0, " +
                  past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
 }
 
-void create_timed_table(sql::Connection& db) {
+void create_timed_table(sql::Connection& db, const BookkeepingIndexes& indexes) {
     recreate(db, "timed_tasks",
              "id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
-             "due_at DATETIME(6) NOT NULL, started_at DATETIME(6) NULL, KEY (status, due_at)");
+             "due_at DATETIME(6) NOT NULL, started_at DATETIME(6) NULL, KEY (status, due_at)",
+             indexes);
 }
 
 void schedule_timed_rows(sql::Connection& db, std::int64_t rows, double rate, int lead_ms) {

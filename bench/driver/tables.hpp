@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sql {
 class Connection;
@@ -13,20 +14,25 @@ class Connection;
 
 namespace rowpump::bench {
 
+// Which of rowpump's indexes the tables get: {"lease"} (rp_lease_idx) is what `rowpump
+// migrate` adds. Dispatchers older than 35a2ebd need {"token"} (rp_token_idx), those from
+// 35a2ebd to b2cebae {"token", "lease"}; the A/B script compares against them.
+using BookkeepingIndexes = std::vector<std::string>;
+
 // user_block_status(user_id PK, status, updated_time DATETIME(3), KEY(updated_time)): the
 // source problem. Every row is due (updated_time more than an hour ago), and updated_time is
 // distinct per row (1 ms apart: DATETIME(3) cannot hold finer steps), because the claim
 // sweeps forward by it and ties would make claims scan rows again.
-// Without the lease index only for a diagnostic (the dispatcher requires it).
-void create_dispatch_table(sql::Connection& db, std::int64_t rows, bool lease_index = true);
+void create_dispatch_table(sql::Connection& db, std::int64_t rows,
+                           const BookkeepingIndexes& indexes);
 
 // tasks(user_id PK, status, updated_time, KEY(status, updated_time)): the one-shot shape
 // (due "status = 0"), used by the end-to-end benchmark and the per-worker claim baseline.
-void create_task_table(sql::Connection& db, std::int64_t rows, bool lease_index = true);
+void create_task_table(sql::Connection& db, std::int64_t rows, const BookkeepingIndexes& indexes);
 
 // timed_tasks(id PK, status, due_at DATETIME(6), started_at DATETIME(6), KEY(status, due_at)),
 // empty.
-void create_timed_table(sql::Connection& db);
+void create_timed_table(sql::Connection& db, const BookkeepingIndexes& indexes);
 // Inserts `rows` rows into timed_tasks that become due at `rate` rows/s, the first one
 // `lead_ms` after the insert, by the DB clock.
 void schedule_timed_rows(sql::Connection& db, std::int64_t rows, double rate, int lead_ms);

@@ -351,18 +351,17 @@ void read_columns(const Reader& r, const Item& queue_item, const std::optional<I
     std::vector<std::pair<std::string_view, std::string*>> fields = {
         {"token", &queue.columns.token},       {"lease", &queue.columns.lease},
         {"attempts", &queue.columns.attempts}, {"error", &queue.columns.error},
-        {"dead", &queue.columns.dead},         {"token_index", &queue.columns.token_index},
-        {"lease_index", &queue.columns.lease_index}};
+        {"dead", &queue.columns.dead},         {"lease_index", &queue.columns.lease_index}};
     std::optional<Map> map;
     if (item)
         map.emplace(r, *item,
                     std::vector<std::string_view>{"token", "lease", "attempts", "error", "dead",
-                                                  "token_index", "lease_index"});
+                                                  "lease_index"});
     std::vector<NamedColumn> columns{{queue.id, id_item, true}};
     for (auto& [name, target] : fields) {
         auto given = map ? map->get(name) : std::nullopt;
         if (given) *target = r.identifier(*given);
-        if (name == "token_index" || name == "lease_index") continue;  // index names, not columns
+        if (name == "lease_index") continue;  // an index name, not a column
         Item at = given ? *given
                         : Item{queue_item.node, queue_item.key + ".columns." + std::string(name)};
         columns.push_back({*target, at, given.has_value()});

@@ -32,7 +32,7 @@ QueueSql::QueueSql(const QueueConfig& queue)
 
     const std::string stamp = "UPDATE " + table_ + "\nSET " + token_ + " = CONCAT(?, " + attempts_ +
                               " + 1, '-', HEX(" + id_ + ")),\n    " + lease_ +
-                              " = NOW(3) + INTERVAL ? MICROSECOND\nWHERE ";
+                              " = ?\nWHERE ";
     claim_ = stamp + claimable + order + "\nLIMIT ?";
     claim_expired_ = stamp + lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ +
                      " IS NULL\nORDER BY " + lease_ + "\nLIMIT ?";
@@ -43,10 +43,10 @@ QueueSql::QueueSql(const QueueConfig& queue)
         claim_from_ = stamp + claimable + "\n  AND " + quote_identifier(first.column) + (first.descending ? " <= ?" : " >= ?") +
                       order + "\nLIMIT ?";
     }
-    read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " + token_ +
-                 " >= ? AND " + token_ + " < ?" + order;
-    release_ = "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " +
-               token_ + " >= ? AND " + token_ + " < ?";
+    lease_until_ = "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3))";
+    const std::string batch = lease_ + " = ? AND " + token_ + " >= ? AND " + token_ + " < ?";
+    read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " + batch + order;
+    release_ = "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
                    "\nLIMIT " + std::to_string(queue.batch);
     count_due_ = "SELECT COUNT(*) FROM " + table_ + " WHERE " + claimable;
@@ -99,11 +99,6 @@ std::string QueueSql::extend(std::size_t rows) const {
            ", NOW(3)), NOW(3) + INTERVAL `_rp`.`_rp_lease` MICROSECOND)";
 }
 
-std::string QueueSql::attempts(std::size_t rows) const {
-    return "SELECT " + token_ + ", " + attempts_ + " FROM " + table_ + " WHERE " + token_ + " IN (" +
-           placeholders_list(rows) + ")";
-}
-
 std::string QueueSql::revive_ids(std::size_t ids) const {
     return "UPDATE " + table_ + " SET " + dead_ + " = NULL, " + attempts_ + " = 0, " + lease_ + " = NULL, " +
            token_ + " = NULL WHERE " + dead_ + " IS NOT NULL AND " + id_ + " IN (" + placeholders_list(ids) +
@@ -117,8 +112,8 @@ std::vector<std::string> QueueSql::migrate() const {
                 lease_ + " DATETIME(3) NULL,\n  ADD COLUMN IF NOT EXISTS " + attempts_ +
                 " INT UNSIGNED NOT NULL DEFAULT 0,\n  ADD COLUMN IF NOT EXISTS " + error_ +
                 " VARCHAR(1024) NULL,\n  ADD COLUMN IF NOT EXISTS " + dead_ +
-                " DATETIME(3) NULL,\n  ADD INDEX IF NOT EXISTS " + quote_identifier(c.token_index) + " (" +
-                token_ + "),\n  ADD INDEX IF NOT EXISTS " + quote_identifier(c.lease_index) + " (" + lease_ + ")"};
+                " DATETIME(3) NULL,\n  ADD INDEX IF NOT EXISTS " + quote_identifier(c.lease_index) + " (" +
+                lease_ + ")"};
 }
 
 }  // namespace rowpump

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "rowpump/dispatcher/mysql_session.hpp"
 #include "rowpump/dispatcher/pacing.hpp"
@@ -16,8 +17,9 @@ namespace rowpump {
 
 namespace {
 
-// Rows per outcome statement; keeps the parameter count far below MySQL's limit.
-constexpr std::size_t kRowsPerStatement = 500;
+// Rows per outcome statement; keeps the parameter count far below MySQL's limit. Outcome
+// statements are prepared once per kind and size, for sizes that are powers of two up to this.
+constexpr std::size_t kRowsPerStatement = 512;
 constexpr std::size_t kMaxErrorBytes = 1000;
 
 std::string micros(Millis d) { return std::to_string(d.count() * 1000); }
@@ -71,6 +73,7 @@ QueueStore::~QueueStore() = default;
 std::unique_ptr<QueueStore> QueueStore::open(const Config& config, const QueueConfig& queue) {
     std::unique_ptr<QueueStore> store(new QueueStore(config, queue));
     store->conn_ = connect_mysql(config.mysql);
+    store->lease_until_.reset(store->conn_->prepareStatement(store->sql_.lease_until()));
     store->claim_.reset(store->conn_->prepareStatement(store->sql_.claim()));
     store->claim_expired_.reset(store->conn_->prepareStatement(store->sql_.claim_expired()));
     if (!store->sql_.claim_from().empty()) {
@@ -90,13 +93,21 @@ bool QueueStore::try_lead() {
 }
 
 std::int64_t QueueStore::stamp(sql::PreparedStatement& stmt, const std::string& prefix,
-                              const std::optional<std::string>& cursor, std::int64_t limit) {
+                              const std::string& lease_until, const std::optional<std::string>& cursor,
+                              std::int64_t limit) {
     unsigned index = 1;
     stmt.setString(index++, prefix);
-    stmt.setString(index++, micros(queue_.lease));
+    stmt.setString(index++, lease_until);
     if (cursor) stmt.setString(index++, *cursor);
     stmt.setInt64(index, limit);
     return stmt.executeUpdate();
+}
+
+std::string QueueStore::lease_until() {
+    lease_until_->setString(1, micros(queue_.lease));
+    std::unique_ptr<sql::ResultSet> rs(lease_until_->executeQuery());
+    if (!rs->next()) throw std::runtime_error("the lease end query returned no row");
+    return rs->getString(1);
 }
 
 Claim QueueStore::claim(std::int64_t limit) {
@@ -105,19 +116,20 @@ Claim QueueStore::claim(std::int64_t limit) {
     char batch[24];
     std::snprintf(batch, sizeof batch, "%015llX", static_cast<unsigned long long>(random_() >> 4));
     const std::string expired_prefix = std::string(batch) + "0-", sweep_prefix = std::string(batch) + "1-";
-    Claim claim{expired_prefix, std::string(batch) + "1.", {}};  // '.' sorts right after '-'
+    Claim claim{expired_prefix, std::string(batch) + "1.", lease_until(), {}};  // '.' sorts right after '-'
 
-    const auto expired = stamp(*claim_expired_, expired_prefix, std::nullopt, limit);
+    const auto expired = stamp(*claim_expired_, expired_prefix, claim.lease_until, std::nullopt, limit);
     std::int64_t swept = 0;
     if (expired < limit) {
         const bool resume = cursor_.has_value();
-        swept = stamp(resume ? *claim_from_ : *claim_, sweep_prefix, cursor_, limit - expired);
+        swept = stamp(resume ? *claim_from_ : *claim_, sweep_prefix, claim.lease_until, cursor_, limit - expired);
         if (swept < limit - expired) cursor_.reset();  // the sweep reached the end: start over
     }
     if (expired + swept == 0) return claim;
 
-    read_back_->setString(1, claim.low);
-    read_back_->setString(2, claim.high);
+    read_back_->setString(1, claim.lease_until);
+    read_back_->setString(2, claim.low);
+    read_back_->setString(3, claim.high);
     std::unique_ptr<sql::ResultSet> rs(read_back_->executeQuery());
     claim.rows.reserve(rs->rowsCount());
     std::optional<std::string> last_swept;
@@ -132,22 +144,39 @@ Claim QueueStore::claim(std::int64_t limit) {
 }
 
 std::int64_t QueueStore::release(const Claim& claim) {
-    release_->setString(1, claim.low);
-    release_->setString(2, claim.high);
+    release_->setString(1, claim.lease_until);
+    release_->setString(2, claim.low);
+    release_->setString(3, claim.high);
     return release_->executeUpdate();
 }
 
-std::int64_t QueueStore::update_joined(std::string (QueueSql::*sql)(std::size_t) const,
-                                       const std::vector<std::vector<std::string>>& rows) {
+sql::PreparedStatement& QueueStore::outcome_statement(Outcome kind, std::size_t rows) {
+    auto& stmt = outcome_statements_[{kind, rows}];
+    if (!stmt) {
+        switch (kind) {
+            case Outcome::success: stmt.reset(conn_->prepareStatement(sql_.success(rows))); break;
+            case Outcome::retry: stmt.reset(conn_->prepareStatement(sql_.retry(rows))); break;
+            case Outcome::dead: stmt.reset(conn_->prepareStatement(sql_.dead(rows))); break;
+            case Outcome::extend: stmt.reset(conn_->prepareStatement(sql_.extend(rows))); break;
+        }
+    }
+    return *stmt;
+}
+
+std::int64_t QueueStore::update_joined(Outcome kind, const std::vector<std::vector<std::string>>& rows) {
     std::int64_t changed = 0;
     for (std::size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
         const std::size_t n = std::min(kRowsPerStatement, rows.size() - start);
-        std::unique_ptr<sql::PreparedStatement> stmt(conn_->prepareStatement((sql_.*sql)(n)));
+        std::size_t size = 1;
+        while (size < n) size *= 2;
+        auto& stmt = outcome_statement(kind, size);
+        // The statement's extra rows repeat the chunk's last one: a multi-table UPDATE changes
+        // a row once however many joined rows match it, and counts it once.
         unsigned index = 1;
-        for (std::size_t r = start; r < start + n; ++r) {
-            for (const auto& value : rows[r]) stmt->setString(index++, value);
+        for (std::size_t i = 0; i < size; ++i) {
+            for (const auto& value : rows[start + std::min(i, n - 1)]) stmt.setString(index++, value);
         }
-        changed += stmt->executeUpdate();
+        changed += stmt.executeUpdate();
     }
     return changed;
 }
@@ -186,10 +215,10 @@ AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
     tx->execute("START TRANSACTION");
     AppliedCounts counts;
     try {
-        counts.extended = update_joined(&QueueSql::extend, extend);
-        counts.completed = update_joined(&QueueSql::success, success);
-        counts.retried = update_joined(&QueueSql::retry, retry);
-        counts.dead = update_joined(&QueueSql::dead, dead);
+        counts.extended = update_joined(Outcome::extend, extend);
+        counts.completed = update_joined(Outcome::success, success);
+        counts.retried = update_joined(Outcome::retry, retry);
+        counts.dead = update_joined(Outcome::dead, dead);
         tx->execute("COMMIT");
     } catch (const sql::SQLException& e) {
         if (!is_connection_error(e)) tx->execute("ROLLBACK");

@@ -67,7 +67,7 @@ TEST_CASE("rowpump migrate prints the ALTER TABLE without --apply and --apply tw
     CHECK(bookkeeping_columns(db) == 5);
     CHECK(db.scalar(
               "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
-              "DATABASE() AND TABLE_NAME = 'user_block_status' AND INDEX_NAME = 'rp_token_idx'") ==
+              "DATABASE() AND TABLE_NAME = 'user_block_status' AND INDEX_NAME = 'rp_lease_idx'") ==
           1);
     const std::string migrated = create_table(db);
 

@@ -123,7 +123,6 @@ TEST_CASE("a minimal config gets the documented defaults", "[config]") {
     CHECK(q.columns.attempts == "rp_attempts");
     CHECK(q.columns.error == "rp_last_error");
     CHECK(q.columns.dead == "rp_dead_at");
-    CHECK(q.columns.token_index == "rp_token_idx");
     CHECK(q.columns.lease_index == "rp_lease_idx");
 }
 
@@ -147,7 +146,7 @@ queues:
     retry: { base: 2s, cap: 2s, max_attempts: 1 }
     poll: { min: 10ms, max: 10ms }
     reap_interval: 5s
-    columns: { token: t, lease: l, attempts: a, error: e, dead: d, token_index: ti }
+    columns: { token: t, lease: l, attempts: a, error: e, dead: d, lease_index: li }
   second.queue-2:
     table: other
     id: id
@@ -197,7 +196,7 @@ queues:
     CHECK(q.columns.attempts == "a");
     CHECK(q.columns.error == "e");
     CHECK(q.columns.dead == "d");
-    CHECK(q.columns.token_index == "ti");
+    CHECK(q.columns.lease_index == "li");
     CHECK(config.queues[1].name == "second.queue-2");
 
     REQUIRE(config.find_queue("second.queue-2") == &config.queues[1]);
@@ -226,8 +225,7 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
                        "unknown key (expected one of: min, max)");
     CHECK_CONFIG_ERROR(
         with_queue_lines("    columns: { token: t, owner: o }\n"), 7, "queues.q.columns.owner",
-        "unknown key (expected one of: token, lease, attempts, error, dead, token_index, "
-        "lease_index)");
+        "unknown key (expected one of: token, lease, attempts, error, dead, lease_index)");
 }
 
 TEST_CASE("duplicate keys and duplicate queues are rejected", "[config]") {
@@ -440,7 +438,7 @@ TEST_CASE("identifiers must be plain", "[config]") {
     CHECK_CONFIG_ERROR(with_queue_lines("    order_by: a sideways\n"), 7, "queues.q.order_by",
                        "expected ASC or DESC after 'a', got 'sideways'");
     for (const char* column :
-         {"token", "lease", "attempts", "error", "dead", "token_index", "lease_index"}) {
+         {"token", "lease", "attempts", "error", "dead", "lease_index"}) {
         INFO(column);
         CHECK_CONFIG_ERROR(
             with_queue_lines("    columns:\n      " + std::string(column) + ": \"x y\"\n"), 8,
@@ -466,9 +464,9 @@ TEST_CASE("column names must be distinct from each other and from id", "[config]
                        "column 'rp_lease_until' is already used by queues.q.columns.lease (its "
                        "default)");
     // The index lives in its own namespace: it may share a name with a column.
-    CHECK(parsed(with_queue_lines("    columns: { token_index: rp_token }\n"))
+    CHECK(parsed(with_queue_lines("    columns: { lease_index: rp_token }\n"))
               .queues[0]
-              .columns.token_index == "rp_token");
+              .columns.lease_index == "rp_token");
     // Swapping two defaults is fine.
     auto swapped = parsed(with_queue_lines("    columns: { token: rp_dead_at, dead: rp_token }\n"));
     CHECK(swapped.queues[0].columns.token == "rp_dead_at");

@@ -23,7 +23,7 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
     CHECK(sql.claim() ==
           "UPDATE `jobs`\n"
           "SET `rp_token` = CONCAT(?, `rp_attempts` + 1, '-', HEX(`job_id`)),\n"
-          "    `rp_lease_until` = NOW(3) + INTERVAL ? MICROSECOND\n"
+          "    `rp_lease_until` = ?\n"
           "WHERE (state = 'new')\n"
           "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
           "ORDER BY `created_at` DESC\n"
@@ -31,8 +31,10 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
     CHECK(count(sql.claim_from(), "?") == 4);
     CHECK(sql.claim_from().find("AND `created_at` <= ?\nORDER BY") != std::string::npos);
     CHECK(sql.read_back() ==
-          "SELECT `job_id`, `rp_token`, `created_at` FROM `jobs` WHERE `rp_token` >= ? AND `rp_token` < ?\n"
+          "SELECT `job_id`, `rp_token`, `created_at` FROM `jobs` WHERE `rp_lease_until` = ? AND "
+          "`rp_token` >= ? AND `rp_token` < ?\n"
           "ORDER BY `created_at` DESC");
+    CHECK(sql.lease_until() == "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3))");
 }
 
 TEST_CASE("without order_by there is no sweep cursor", "[queue_sql]") {
@@ -45,14 +47,13 @@ TEST_CASE("without order_by there is no sweep cursor", "[queue_sql]") {
 TEST_CASE("configured column names are used everywhere", "[queue_sql]") {
     auto config = load(
         "    table: t\n    id: id\n    due: \"1\"\n"
-        "    columns: {token: tk, lease: ls, attempts: at, error: er, dead: dd, token_index: tk_i, "
-        "lease_index: ls_i}\n");
+        "    columns: {token: tk, lease: ls, attempts: at, error: er, dead: dd, lease_index: ls_i}\n");
     rowpump::QueueSql sql(config.queues.at(0));
     for (const auto& text :
-         {sql.claim(), sql.claim_expired(), sql.success(1), sql.retry(1), sql.dead(1), sql.migrate().at(0)}) {
+         {sql.claim(), sql.claim_expired(), sql.read_back(), sql.release(), sql.success(1), sql.retry(1),
+          sql.dead(1), sql.migrate().at(0)}) {
         CHECK(text.find("`rp_") == std::string::npos);
     }
-    CHECK(sql.migrate().at(0).find("ADD INDEX IF NOT EXISTS `tk_i` (`tk`)") != std::string::npos);
     CHECK(sql.migrate().at(0).find("ADD INDEX IF NOT EXISTS `ls_i` (`ls`)") != std::string::npos);
 }
 
@@ -89,7 +90,7 @@ TEST_CASE("expired leases and retries are claimed through the lease index, oldes
     CHECK(sql.claim_expired() ==
           "UPDATE `jobs`\n"
           "SET `rp_token` = CONCAT(?, `rp_attempts` + 1, '-', HEX(`id`)),\n"
-          "    `rp_lease_until` = NOW(3) + INTERVAL ? MICROSECOND\n"
+          "    `rp_lease_until` = ?\n"
           "WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')\n"
           "  AND `rp_dead_at` IS NULL\n"
           "ORDER BY `rp_lease_until`\n"

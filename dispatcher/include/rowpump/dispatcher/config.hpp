@@ -64,7 +64,6 @@ struct ColumnNames {
     std::string attempts = "rp_attempts";
     std::string error = "rp_last_error";
     std::string dead = "rp_dead_at";
-    std::string token_index = "rp_token_idx";
     std::string lease_index = "rp_lease_idx";
 };
 

@@ -15,18 +15,22 @@ class QueueSql {
 public:
     explicit QueueSql(const QueueConfig& queue);
 
-    // Stamps a claim token and a lease on up to LIMIT claimable rows.
-    // Params: token batch prefix, lease in microseconds, limit.
+    // The lease end of the next claim: the database clock now plus the lease, as a
+    // DATETIME(3). Params: lease in microseconds.
+    const std::string& lease_until() const { return lease_until_; }
+    // Stamps a claim token and a lease end on up to LIMIT claimable rows.
+    // Params: token batch prefix, lease end (from lease_until), limit.
     const std::string& claim() const { return claim_; }
     // Claims rows whose lease ran out or whose retry backoff has passed, oldest first, through
     // the lease index, wherever they are in the order. Params as claim().
     const std::string& claim_expired() const { return claim_expired_; }
-    // The same as claim(), resuming a sweep: only rows at or after a cursor value of the first order_by
-    // column (see QueueStore::claim). Params: prefix, lease, cursor, limit. Empty without
-    // order_by.
+    // The same as claim(), resuming a sweep: only rows at or after a cursor value of the first
+    // order_by column (see QueueStore::claim). Params: prefix, lease end, cursor, limit. Empty
+    // without order_by.
     const std::string& claim_from() const { return claim_from_; }
-    // The same rows' ids, tokens and first order_by column (if any), in order_by order.
-    // Params: lowest token, bound above all tokens of a batch.
+    // A batch's ids, tokens and first order_by column (if any), in order_by order, found
+    // through the lease index: every row of a batch has the same lease end.
+    // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
     // Gives a batch's claims back (its push failed). Params as read_back.
     const std::string& release() const { return release_; }
@@ -45,13 +49,11 @@ public:
     std::string retry(std::size_t rows) const;
     std::string dead(std::size_t rows) const;
     std::string extend(std::size_t rows) const;
-    // Token -> failed attempts so far, for `rows` tokens: SELECT token, attempts ... IN (...).
-    std::string attempts(std::size_t rows) const;
 
     // Names bound after (token, id) in success rows.
     const std::vector<std::string>& placeholders() const { return placeholders_; }
 
-    // The ALTER TABLE statements that add the bookkeeping columns and the token index;
+    // The ALTER TABLE statements that add the bookkeeping columns and the lease index;
     // each is harmless to run twice.
     std::vector<std::string> migrate() const;
 
@@ -68,7 +70,7 @@ private:
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
     std::vector<std::string> placeholders_;
     std::string success_set_;
-    std::string claim_, claim_expired_, claim_from_, read_back_, release_, explain_due_, count_due_, list_dead_, revive_all_;
+    std::string lease_until_, claim_, claim_expired_, claim_from_, read_back_, release_, explain_due_, count_due_, list_dead_, revive_all_;
 };
 
 }  // namespace rowpump

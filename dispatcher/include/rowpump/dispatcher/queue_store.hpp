@@ -5,6 +5,7 @@
 // new one, which reconnects, re-applies session settings and re-prepares.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -27,9 +28,10 @@ struct ClaimedRow {
     std::string token;
 };
 
-// One batch: every token of it lies in [low, high).
+// One batch: every row of it has the lease end lease_until and a token in [low, high).
 struct Claim {
     std::string low, high;
+    std::string lease_until;  // DATETIME(3) text, from the database clock
     std::vector<ClaimedRow> rows;
 };
 
@@ -52,7 +54,7 @@ public:
     // Returns false while another dispatcher holds it.
     [[nodiscard]] bool try_lead();
 
-    // Claims up to `limit` rows and reads them back by token. First rows whose lease ran
+    // Claims up to `limit` rows and reads them back by lease end and token. First rows whose lease ran
     // out or whose retry backoff passed (through the lease index), then due rows in order.
     // With order_by, that second claim sweeps forward from where the last one ended, so
     // the rows still leased at the head of the order are not scanned again by every claim;
@@ -66,18 +68,22 @@ public:
     AppliedCounts apply(const std::vector<protocol::Done>& outcomes);
 
 private:
+    enum class Outcome { success, retry, dead, extend };
+
     QueueStore(const Config& config, const QueueConfig& queue);
-    std::int64_t update_joined(std::string (QueueSql::*sql)(std::size_t) const,
-                               const std::vector<std::vector<std::string>>& rows);
+    sql::PreparedStatement& outcome_statement(Outcome kind, std::size_t rows);
+    std::int64_t update_joined(Outcome kind, const std::vector<std::vector<std::string>>& rows);
 
     const Config& config_;
     const QueueConfig& queue_;
     QueueSql sql_;
     std::unique_ptr<sql::Connection> conn_;
-    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix,
+    std::string lease_until();
+    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix, const std::string& lease_until,
                        const std::optional<std::string>& cursor, std::int64_t limit);
 
-    std::unique_ptr<sql::PreparedStatement> claim_, claim_expired_, claim_from_, read_back_, release_;
+    std::unique_ptr<sql::PreparedStatement> lease_until_, claim_, claim_expired_, claim_from_, read_back_, release_;
+    std::map<std::pair<Outcome, std::size_t>, std::unique_ptr<sql::PreparedStatement>> outcome_statements_;
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;  // first order_by column of the last row swept
 };

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# Diagnostic (docs/benchmarks.md, "The lease index"): what rp_lease_idx costs, measured on one
-# pair of servers with the two sides interleaved.
-#   bench/scripts/lease_index_ab.sh [OLD_REV]     (default 6669ec7, the last rev before the index)
-# 1. End to end, 4 worker processes x 8 threads, 3 times each: the current dispatcher (table with
-#    rp_lease_idx) against the dispatcher of OLD_REV (table without it).
-# 2. The bare claim loop at batch 100 and 1000 on tables with and without the index.
-# Needs build-bench/ (scripts/bench.sh builds it). OLD_REV is exported with `git archive` and
-# built in run/lease-ab-<time>/old-build; the results stay in run/lease-ab-<time>/.
+# End to end, the current dispatcher against an older one, on one pair of servers with the two
+# sides interleaved (docs/benchmarks.md, "What changed the end-to-end rate").
+#   bench/scripts/compare_rev.sh OLD_REV OLD_INDEXES [REPS] [CONFIG]
+# OLD_INDEXES: the bookkeeping indexes OLD_REV's tables need (the driver's --indexes):
+# "token" before 35a2ebd, "token,lease" from 35a2ebd to b2cebae. REPS defaults to 3, CONFIG
+# (worker processes x threads) to 4x8. The current side uses build-bench/ (scripts/bench.sh
+# builds it) and the tables `rowpump migrate` makes today. OLD_REV is exported with `git
+# archive` and built in run/compare-<time>/old-build; the results stay in run/compare-<time>/.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
-old_rev=${1:-6669ec7}
+(($# >= 2)) || die "usage: $0 OLD_REV OLD_INDEXES [REPS] [CONFIG]"
+old_rev=$1 old_indexes=$2 reps=${3:-3} config=${4:-4x8}
 driver=$ROWPUMP_ROOT/build-bench/bench/rowpump_bench
 [[ -x $driver ]] || die "no $driver: run scripts/bench.sh (or build target rowpump_bench) first"
-run_dir=$ROWPUMP_ROOT/run/lease-ab-$(date +%Y%m%d-%H%M%S)
+run_dir=$ROWPUMP_ROOT/run/compare-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$run_dir/old-src"
 
 log "building rowpump at $old_rev"
@@ -40,15 +41,14 @@ set -a
 source "$run_dir/env"
 set +a
 
-for rep in 1 2 3; do
-    log "end to end, repetition $rep"
-    "$driver" --run-dir "$run_dir/current" --phases e2e --reps 1 --e2e-configs 4x8 >/dev/null
-    "$driver" --run-dir "$run_dir/old" --phases e2e --reps 1 --e2e-configs 4x8 \
-        --rowpump "$old_rowpump" --no-lease-index >/dev/null
+for ((rep = 1; rep <= reps; rep++)); do
+    log "end to end, repetition $rep of $reps"
+    "$driver" --run-dir "$run_dir/current" --phases e2e --reps 1 --e2e-configs "$config" >/dev/null
+    "$driver" --run-dir "$run_dir/old" --phases e2e --reps 1 --e2e-configs "$config" \
+        --rowpump "$old_rowpump" --indexes "$old_indexes" >/dev/null
 done
-"$driver" --run-dir "$run_dir/bare" --phases lease-index --batches 100,1000 --reps 3 >/dev/null
 
-say "## End to end, 4x8: current (rp_lease_idx) vs $old_rev (no lease index)"
+say "## End to end, $config: current ($(git -C "$ROWPUMP_ROOT" describe --always --dirty)) vs $old_rev"
 say
 say "| | tasks/s per run | MariaDB CPU s per run |"
 say "|---|---|---|"
@@ -58,5 +58,3 @@ for side in current old; do
           rate = rate sep sprintf("%.0f", v["tasks_per_s"]); cpu = cpu sep sprintf("%.1f", v["mysql_cpu_s"]); sep = " / " }
         END { printf "| %s | %s | %s |\n", side, rate, cpu }' "$run_dir/$side/results.tsv"
 done
-say
-cat "$run_dir/bare/summary.md"

@@ -48,6 +48,8 @@ Args parse_args(int argc, char** argv) {
     app.add_option("--redis-port", args.options.redis.port)->required();
     app.add_option("--queue", args.options.queue);
     app.add_option("--threads", args.options.threads)->check(CLI::PositiveNumber);
+    app.add_option("--batch", args.options.batch, "tasks per Redis round trip")
+        ->check(CLI::PositiveNumber);
     app.add_option("--mode", args.mode)->check(CLI::IsMember({"noop", "latency"}));
     app.add_option("--time-limit", args.time_limit_s, "seconds");
     try {

@@ -25,7 +25,8 @@ struct EndToEndSpec {
     std::int64_t rows = 1000000;
     int processes = 2;
     int threads = 4;
-    int batch = 1000;
+    int worker_batch = 1;  // WorkerOptions::batch
+    int batch = 1000;      // the queue's claim batch
     std::int64_t max_backlog = 20000;
     int time_limit_s = 300;
 };

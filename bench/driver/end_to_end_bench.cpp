@@ -25,8 +25,10 @@ const char* const kMeta = "rowpump:{bench}:meta";
 constexpr std::chrono::milliseconds kPollEvery{20};
 constexpr std::chrono::milliseconds kGrace{10000};
 
-std::string label(int processes, int threads) {
-    return std::to_string(processes) + "x" + std::to_string(threads);
+// "4x8", or "4x8x16" with a worker batch above 1.
+std::string label(int processes, int threads, int batch) {
+    return std::to_string(processes) + "x" + std::to_string(threads) +
+           (batch > 1 ? "x" + std::to_string(batch) : "");
 }
 
 // The dispatcher, then its workers once the queue is announced.
@@ -35,7 +37,7 @@ struct Fleet {
     std::vector<std::unique_ptr<Child>> workers;
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
-          int processes, int threads, const std::string& mode) {
+          int processes, int threads, int batch, const std::string& mode) {
         dispatcher =
             std::make_unique<Child>(std::vector<std::string>{ctx.programs().rowpump, "run", "-c",
                                                              config_file, "--log-level", "warn"},
@@ -53,7 +55,8 @@ struct Fleet {
                 std::vector<std::string>{ctx.programs().e2e_worker, "--redis-host",
                                          ctx.env().redis_host, "--redis-port",
                                          std::to_string(ctx.env().redis_port), "--threads",
-                                         std::to_string(threads), "--mode", mode},
+                                         std::to_string(threads), "--batch",
+                                         std::to_string(batch), "--mode", mode},
                 ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log")));
         }
     }
@@ -125,13 +128,13 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.lease = "5m";
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
-    const std::string config = label(spec.processes, spec.threads);
+    const std::string config = label(spec.processes, spec.threads, spec.worker_batch);
     const auto file = ctx.write_config(q, "e2e.yaml");
 
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/e2e-" + config + "-rep" + std::to_string(rep), spec.processes,
-                spec.threads, "noop");
+                spec.threads, spec.worker_batch, "noop");
     const auto [completed, seconds] =
         time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
@@ -179,7 +182,7 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     const auto rows = static_cast<std::int64_t>(spec.rate * spec.seconds);
 
     Fleet fleet(ctx, file, "logs/latency-" + config + "-rep" + std::to_string(rep), spec.processes,
-                spec.threads, "latency");
+                spec.threads, 1, "latency");
     // Rows are inserted once the dispatcher and workers run, so they meet warm processes.
     constexpr int kLeadMs = 1000;
     schedule_timed_rows(ctx.db(), rows, spec.rate, kLeadMs);
@@ -215,7 +218,8 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
 }
 
 Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep) {
-    create_task_table(ctx.db(), spec.table_rows, ctx.indexes());
+    // The index its own SELECT by token needs, and no other: it never reads rp_lease_until.
+    create_task_table(ctx.db(), spec.table_rows, {"token"});
     ctx.reset_and_settle();
     const std::string config = std::to_string(spec.threads) + " threads";
     const auto log = ctx.path("logs/baseline-rep" + std::to_string(rep) + ".log");

@@ -49,6 +49,13 @@ std::pair<int, int> processes_threads(const std::string& config) {
     return {std::stoi(config.substr(0, x)), std::stoi(config.substr(x + 1))};
 }
 
+// "PROCESSESxTHREADS" or "PROCESSESxTHREADSxBATCH" (the workers' batch, default 1).
+void set_workers(EndToEndSpec& spec, const std::string& config) {
+    const auto second = config.find('x', config.find('x') + 1);
+    std::tie(spec.processes, spec.threads) = processes_threads(config.substr(0, second));
+    spec.worker_batch = second == std::string::npos ? 1 : std::stoi(config.substr(second + 1));
+}
+
 void run_dispatch(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) {
         for (int batch : o.batches) {
@@ -72,7 +79,7 @@ void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
         if (has(o.phases, "e2e")) {
             for (const auto& config : o.e2e_configs) {
                 EndToEndSpec spec = o.e2e;
-                std::tie(spec.processes, spec.threads) = processes_threads(config);
+                set_workers(spec, config);
                 run_end_to_end(ctx, spec, rep);
             }
         }
@@ -111,7 +118,9 @@ Options parse_options(int argc, char** argv) {
         "--small-rows", o.small_rows,
         "also compare rowpump and the bare loop on a table this small, batch 1000 (0: no)");
     app.add_option("--e2e-rows", o.e2e.rows);
-    app.add_option("--e2e-configs", o.e2e_configs, "PROCESSESxTHREADS,...")->delimiter(',');
+    app.add_option("--e2e-configs", o.e2e_configs,
+                   "PROCESSESxTHREADS[xBATCH],... (BATCH: tasks per worker round trip)")
+        ->delimiter(',');
     app.add_option("--e2e-batch", o.e2e.batch);
     app.add_option("--e2e-max-backlog", o.e2e.max_backlog);
     app.add_option("--e2e-time-limit", o.e2e.time_limit_s, "seconds per run");

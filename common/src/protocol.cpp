@@ -259,11 +259,24 @@ std::optional<Done> parse_done(std::string_view message, std::string& error) {
 }
 
 const char* const kCompleteScript = R"lua(
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then
-  redis.call('RPUSH', KEYS[2], ARGV[2])
-  return 1
+local accepted = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('LREM', KEYS[1], 1, ARGV[i]) == 1 then
+    redis.call('RPUSH', KEYS[2], ARGV[i + 1])
+    accepted = accepted + 1
+  end
 end
-return 0
+return accepted
+)lua";
+
+const char* const kTakeScript = R"lua(
+local taken = {}
+for i = 1, tonumber(ARGV[1]) do
+  local message = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+  if not message then break end
+  taken[i] = message
+end
+return taken
 )lua";
 
 const char* const kReapScript = R"lua(

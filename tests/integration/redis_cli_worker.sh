@@ -18,14 +18,18 @@ workers="${prefix}workers"
 processing="${prefix}processing:$worker"
 heartbeat="${prefix}heartbeat:$worker"
 
-# Removes the task from our processing list and, only if it was still there (the dispatcher
-# had not taken it back), pushes the done message. Same text as kCompleteScript.
+# For each (ready, done) pair: removes the task from our processing list and, only if it was
+# still there (the dispatcher had not taken it back), pushes the done message. Returns how
+# many were accepted. Same text as kCompleteScript.
 complete_script="
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then
-  redis.call('RPUSH', KEYS[2], ARGV[2])
-  return 1
+local accepted = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('LREM', KEYS[1], 1, ARGV[i]) == 1 then
+    redis.call('RPUSH', KEYS[2], ARGV[i + 1])
+    accepted = accepted + 1
+  end
 end
-return 0
+return accepted
 "
 
 # Beat every ttl/3. Each BLMOVE blocks for less than the heartbeat can lapse once we freeze

@@ -19,6 +19,7 @@ using namespace rowpump::test;
 
 TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied exactly once",
           "[e2e]") {
+    // Two processes take one task per round trip, two take up to 16 (WorkerOptions::batch).
     constexpr std::int64_t kRows = 50000;
     QueueSpec queue = e2e_queue();
     queue.batch = 1000;
@@ -32,6 +33,7 @@ TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied
         TestWorkerSpec spec;
         spec.worker_id = "load-" + std::to_string(i);
         spec.threads = 8;
+        spec.batch = i < 2 ? 1 : 16;
         workers.push_back(std::make_unique<TestWorkerProcess>(ROWPUMP_TEST_WORKER, sys, spec));
     }
 

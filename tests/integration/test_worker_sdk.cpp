@@ -186,11 +186,55 @@ TEST_CASE("worker runs tasks, reports ok with values and signs off on stop", "[w
     CHECK(bed.length(bed.keys.ready) == 0);
 }
 
+TEST_CASE("with batch, a thread takes and reports several tasks per round trip, in order",
+          "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    std::vector<std::string> all, expected;
+    for (long id = 1; id <= 50; ++id) {
+        all.push_back(ready_for(id));
+        expected.push_back(ready_for(id) + " ok status=" + std::to_string(2 * id));
+    }
+    bed.push_ready(all);
+    bed.redis.command({"CONFIG", "RESETSTAT"});
+
+    auto options = bed.options(1);
+    options.batch = 8;
+    rowpump::Worker worker(options);
+    auto probe = bed.server.connect();    // the handler's own: bed.redis is the test thread's
+    std::vector<std::int64_t> in_hand;  // the processing list's length as each handler starts
+    Running running(worker, [&](const Task& task) {
+        in_hand.push_back(
+            probe.command({"LLEN", bed.keys.processing(worker.worker_id())}).integer());
+        return status_ok(task);
+    });
+    REQUIRE(eventually(10s, [&] { return bed.length(bed.keys.done) == 50; }));
+    running.stop_and_join();
+
+    CHECK(bed.list(bed.keys.done) == expected);
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+    // The first fetch is a BLMOVE (task 1). Every round trip after it reports what was run
+    // and takes up to 8 (EVALSHA twice): after task 1, after each of the six batches 2-9 ...
+    // 42-49, and after task 50, whose take finds nothing. One task at a time would be 50.
+    const auto stats = bed.redis.command({"INFO", "commandstats"}).string();
+    INFO(stats);
+    CHECK(stats.find("cmdstat_evalsha:calls=16,") != std::string::npos);
+    // Tasks taken together wait in the processing list until the batch is reported.
+    REQUIRE(in_hand.size() == 50);
+    CHECK(in_hand[0] == 1);
+    CHECK(in_hand[1] == 8);
+    CHECK(in_hand[8] == 8);
+}
+
 TEST_CASE("reports survive a SCRIPT FLUSH (Redis restarted with its data)", "[worker]") {
+    const int batch = GENERATE(1, 4);
+    INFO("batch " << batch);
     QueueBed bed;
     bed.announce();
     bed.push_ready({ready_for(1)});
-    rowpump::Worker worker(bed.options());
+    auto options = bed.options();
+    options.batch = batch;
+    rowpump::Worker worker(options);
     Running running(worker, status_ok);
     REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
 
@@ -432,6 +476,8 @@ TEST_CASE("a malformed ready message goes to the bad list and the worker carries
 }
 
 TEST_CASE("stop() under load: every task fetched is reported, none is left in hand", "[worker]") {
+    const int batch = GENERATE(1, 4);
+    INFO("batch " << batch);
     QueueBed bed;
     bed.announce();
     std::vector<std::string> all;
@@ -441,9 +487,12 @@ TEST_CASE("stop() under load: every task fetched is reported, none is left in ha
                                                 all.begin() + static_cast<long>(i + 500)));
     }
 
-    rowpump::Worker worker(bed.options(8));
-    std::atomic<long> handled{0};
+    auto options = bed.options(8);
+    options.batch = batch;
+    rowpump::Worker worker(options);
+    std::atomic<long> handled{0}, started_after_stop{0};
     Running running(worker, [&](const Task& task) {
+        if (worker.stopping()) ++started_after_stop;
         std::this_thread::sleep_for(std::chrono::microseconds(500));
         // stop() from inside a handler, while the other threads are busy.
         if (++handled == 300) worker.stop();
@@ -456,7 +505,9 @@ TEST_CASE("stop() under load: every task fetched is reported, none is left in ha
     auto done = bed.list(bed.keys.done);
     auto ready = bed.list(bed.keys.ready);
     CHECK(static_cast<long>(done.size()) == handled.load());
-    CHECK(handled.load() < 300 + 8);  // no fetch after stop(): at most one more per thread
+    // No fetch after stop(): a thread only runs what it holds, at most one batch.
+    CHECK(started_after_stop.load() <= 8 * batch);
+    CHECK(handled.load() < 3000);
     std::multiset<std::string> seen(ready.begin(), ready.end());
     for (const auto& message : done) {
         std::string error;
@@ -555,6 +606,8 @@ TEST_CASE("worker options are checked in the constructor", "[worker]") {
     rejects([](auto& o) { o.heartbeat_ttl = 50ms; }, "heartbeat_ttl");
     rejects([](auto& o) { o.heartbeat_interval = o.heartbeat_ttl; }, "heartbeat_interval");
     rejects([](auto& o) { o.fetch_timeout = 0ms; }, "fetch_timeout");
+    rejects([](auto& o) { o.batch = 0; }, "batch must be between 1 and 1000, not 0");
+    rejects([](auto& o) { o.batch = 1001; }, "batch must be between 1 and 1000, not 1001");
     rejects([](auto& o) { o.worker_id = "a:b"; }, "worker_id");
     rejects([](auto& o) { o.redis.port = 0; }, "redis.port");
 

@@ -122,6 +122,7 @@ TestWorkerProcess::TestWorkerProcess(const std::string& exe, const E2eSystem& sy
     flag("--queue", spec_.queue);
     flag("--worker-id", spec_.worker_id);
     flag("--threads", std::to_string(spec_.threads));
+    flag("--batch", std::to_string(spec_.batch));
     flag("--heartbeat-ttl-ms", std::to_string(spec_.heartbeat_ttl.count()));
     flag("--work-ms", std::to_string(spec_.work.count()));
     flag("--log", task_log_);

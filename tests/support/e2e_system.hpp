@@ -70,6 +70,7 @@ struct TestWorkerSpec {
     std::string worker_id;  // required: tests find the worker's keys by it
     std::string queue = "users";
     int threads = 1;
+    int batch = 1;  // tasks per round trip (WorkerOptions::batch)
     std::chrono::milliseconds heartbeat_ttl{10000};
     std::chrono::milliseconds work{0};
     std::vector<std::string> values = {"status=1"};

@@ -1,6 +1,6 @@
 // rowpump_test_worker: an SDK worker whose behaviour integration tests choose by flags.
 //
-//   --redis-host H --redis-port P --queue Q --threads N --worker-id ID
+//   --redis-host H --redis-port P --queue Q --threads N --batch B --worker-id ID
 //   --heartbeat-ttl-ms MS --queue-wait-ms MS --fetch-timeout-ms MS
 //   --work-ms MS                 sleep this long in each task
 //   --fail-mode none|retry|fail|throw   what the handler does (none: success)
@@ -52,6 +52,8 @@ void apply_flag(Args& a, const std::string& flag, const std::string& value) {
         a.options.queue = value;
     else if (flag == "--threads")
         a.options.threads = std::stoi(value);
+    else if (flag == "--batch")
+        a.options.batch = std::stoi(value);
     else if (flag == "--worker-id")
         a.options.worker_id = value;
     else if (flag == "--heartbeat-ttl-ms")

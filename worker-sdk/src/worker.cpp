@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <deque>
 #include <exception>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -90,6 +92,29 @@ void sleep_unless(milliseconds duration, const std::atomic<bool>& stop) {
     }
 }
 
+// A task whose handler has run, with the done message to send for it.
+struct Report {
+    Task task;
+    std::string done;
+};
+
+std::vector<std::string> report_args(const std::vector<Report>& reports) {
+    std::vector<std::string> args;
+    args.reserve(2 * reports.size());
+    for (const auto& r : reports) {
+        args.push_back(ready_message(r.task));
+        args.push_back(r.done);
+    }
+    return args;
+}
+
+// "task '42'", or "3 tasks ('42', ...)" for log lines.
+std::string tasks_text(const std::vector<Report>& reports) {
+    const std::string first = "'" + reports.front().task.id + "'";
+    if (reports.size() == 1) return "task " + first;
+    return std::to_string(reports.size()) + " tasks (" + first + ", ...)";
+}
+
 }  // namespace
 
 struct Worker::Impl {
@@ -105,16 +130,19 @@ struct Worker::Impl {
 
     std::optional<Task> fetch_on(Session& s, milliseconds timeout);
     std::optional<Task> take(Session& s, std::string message);
+    std::deque<Task> take_all(Session& s, std::vector<std::string> messages);
     void set_aside(Session& s, const std::string& message, const std::string& error);
     std::string value_problem(const Outcome& outcome) const;
     std::string done_message(const Task& task, const Outcome& outcome) const;
-    bool report_on(Session& s, const Task& task, const std::string& done);
+    std::int64_t report_on(Session& s, const std::vector<Report>& reports);
 
     void serve(const Handler& handler);
     std::string outcome_message(const Handler& handler, const Task& task);
-    std::optional<Task> report_and_fetch(Session& s, const Task& task, const std::string& done);
-    void report_until_done(Session& s, const Task& task, const std::string& done, bool maybe_sent);
-    void report_accepted(const Task& task, bool accepted, bool maybe_sent);
+    std::deque<Task> report_and_fetch(Session& s, const std::vector<Report>& reports);
+    std::vector<std::string> fetch_call() const;
+    std::vector<std::string> fetched_messages(const redis::Reply& reply) const;
+    void report_until_done(Session& s, const std::vector<Report>& reports, bool maybe_sent);
+    void report_accepted(const std::vector<Report>& reports, std::int64_t accepted, bool maybe_sent);
     std::vector<std::string> blmove(milliseconds timeout) const;
 
     template <class F>
@@ -142,6 +170,7 @@ struct Worker::Impl {
     std::mutex start_mutex;
     std::atomic<bool> started{false};
     Script complete_script{protocol::kCompleteScript, {}};
+    Script take_script{protocol::kTakeScript, {}};
     std::unique_ptr<details::Heartbeat> heartbeat;
 
     std::mutex pool_mutex;
@@ -193,6 +222,7 @@ bool Worker::Impl::start(bool survive_outages) {
         try {
             if (!wait_for_queue(s, deadline, survive_outages)) return false;
             complete_script.sha = s.command({"SCRIPT", "LOAD", complete_script.body}).string();
+            take_script.sha = s.command({"SCRIPT", "LOAD", take_script.body}).string();
             // The first beat precedes the first BLMOVE, so the dispatcher never sees tasks
             // in our processing list without a heartbeat.
             beat(s);
@@ -314,6 +344,14 @@ std::optional<Task> Worker::Impl::take(Session& s, std::string message) {
     return std::nullopt;
 }
 
+std::deque<Task> Worker::Impl::take_all(Session& s, std::vector<std::string> messages) {
+    std::deque<Task> tasks;
+    for (auto& message : messages) {
+        if (auto task = take(s, std::move(message))) tasks.push_back(std::move(*task));
+    }
+    return tasks;
+}
+
 void Worker::Impl::set_aside(Session& s, const std::string& message, const std::string& error) {
     // The complete script moves a message between lists atomically: reused for the bad list.
     s.eval(complete_script, {processing, keys.bad}, {message, message});
@@ -367,9 +405,9 @@ std::string Worker::Impl::done_message(const Task& task, const Outcome& outcome)
     return text;
 }
 
-bool Worker::Impl::report_on(Session& s, const Task& task, const std::string& done) {
-    return s.eval(complete_script, {processing, keys.done}, {ready_message(task), done})
-               .integer() == 1;
+// How many of the reports were accepted (the others' tasks had been taken back).
+std::int64_t Worker::Impl::report_on(Session& s, const std::vector<Report>& reports) {
+    return s.eval(complete_script, {processing, keys.done}, report_args(reports)).integer();
 }
 
 // ---- run() ----
@@ -377,16 +415,20 @@ bool Worker::Impl::report_on(Session& s, const Task& task, const std::string& do
 void Worker::Impl::serve(const Handler& handler) {
     Session s = new_session();
     Backoff backoff;
-    std::optional<Task> task;
+    std::deque<Task> hand;        // taken, waiting for the handler
+    std::vector<Report> reports;  // handled, waiting to be reported
     for (;;) {
-        if (task) {
-            auto done = outcome_message(handler, *task);
-            task = report_and_fetch(s, *task, done);
+        if (!hand.empty()) {
+            Task task = std::move(hand.front());
+            hand.pop_front();
+            auto done = outcome_message(handler, task);
+            reports.push_back({std::move(task), std::move(done)});
+            if (hand.empty()) hand = report_and_fetch(s, std::exchange(reports, {}));
             continue;
         }
         if (stop_requested.load(std::memory_order_relaxed)) return;
         try {
-            task = fetch_on(s, options.fetch_timeout);
+            if (auto task = fetch_on(s, options.fetch_timeout)) hand.push_back(std::move(*task));
             backoff.reset();
             redis_ok();
             continue;
@@ -422,56 +464,83 @@ std::string Worker::Impl::outcome_message(const Handler& handler, const Task& ta
     return done_message(task, Outcome::retry(problem));
 }
 
-// The report and the next fetch share one round trip: on a busy queue a task costs one.
-std::optional<Task> Worker::Impl::report_and_fetch(Session& s, const Task& task,
-                                                   const std::string& done) {
+// The reports and the next fetch share one round trip: on a busy queue a batch of tasks costs
+// one.
+std::deque<Task> Worker::Impl::report_and_fetch(Session& s, const std::vector<Report>& reports) {
     if (stop_requested.load(std::memory_order_relaxed)) {
-        report_until_done(s, task, done, false);
-        return std::nullopt;
+        report_until_done(s, reports, false);
+        return {};
     }
     bool reported = false;
-    std::optional<std::string> next;
+    std::vector<std::string> next;
     try {
         s.append(Session::script_call("EVALSHA", complete_script.sha, {processing, keys.done},
-                                      {task.message, done}));
-        auto block = std::min(options.fetch_timeout, max_block);
-        s.append(blmove(block), block);
+                                      report_args(reports)));
+        const auto block = options.batch == 1 ? std::min(options.fetch_timeout, max_block)
+                                              : milliseconds{0};
+        s.append(fetch_call(), block);
         try {
-            report_accepted(task, s.read_reply().integer() == 1, false);
+            report_accepted(reports, s.read_reply().integer(), false);
             reported = true;
         } catch (const redis::ReplyError&) {
             // NOSCRIPT after a Redis restart, or worse: retried below, after the fetch reply.
         }
-        next = s.read_reply().optional_string();
+        try {
+            next = fetched_messages(s.read_reply());
+        } catch (const redis::ReplyError& e) {
+            if (options.batch == 1 || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
+            // Redis lost its script cache (a restart): eval() loads the script again.
+            next = s.eval(take_script, {keys.ready, processing}, {std::to_string(options.batch)})
+                       .strings();
+        }
         redis_ok();
     } catch (const redis::IoError& e) {
         redis_failed(e);
-        if (!reported) report_until_done(s, task, done, true);
-        return std::nullopt;
+        if (!reported) report_until_done(s, reports, true);
+        return {};
     } catch (const redis::ReplyError& e) {
-        redis_failed(e);  // the fetch failed; the next one waits for Redis
+        redis_failed(e);  // the fetch failed; the next one (a plain BLMOVE) waits for Redis
     }
-    if (!reported) report_until_done(s, task, done, false);
-    if (!next) return std::nullopt;
+    if (!reported) report_until_done(s, reports, false);
     try {
-        return take(s, std::move(*next));
+        return take_all(s, std::move(next));
     } catch (const redis::IoError& e) {
         redis_failed(e);
     } catch (const redis::ReplyError& e) {
         redis_failed(e);
     }
-    return std::nullopt;
+    return {};
 }
 
-void Worker::Impl::report_accepted(const Task& task, bool accepted, bool maybe_sent) {
+// batch 1: a BLMOVE, so an idle worker waits in Redis; above: the take script, which does
+// not block (an empty answer sends the thread to fetch_on, which does).
+std::vector<std::string> Worker::Impl::fetch_call() const {
+    if (options.batch == 1) return blmove(std::min(options.fetch_timeout, max_block));
+    return Session::script_call("EVALSHA", take_script.sha, {keys.ready, processing},
+                                {std::to_string(options.batch)});
+}
+
+std::vector<std::string> Worker::Impl::fetched_messages(const redis::Reply& reply) const {
+    if (options.batch > 1) return reply.strings();
+    if (auto message = reply.optional_string()) return {std::move(*message)};
+    return {};
+}
+
+void Worker::Impl::report_accepted(const std::vector<Report>& reports, std::int64_t accepted,
+                                   bool maybe_sent) {
     // After a broken connection a refusal may only mean that the first attempt got through.
-    if (!accepted && !maybe_sent) {
-        log("the report on task '" + task.id +
-            "' came too late: the task had been taken back from this worker");
+    const auto refused = static_cast<std::int64_t>(reports.size()) - accepted;
+    if (refused == 0 || maybe_sent) return;
+    if (reports.size() == 1) {
+        log("the report on " + tasks_text(reports) +
+            " came too late: the task had been taken back from this worker");
+    } else {
+        log("the reports on " + std::to_string(refused) + " of " + tasks_text(reports) +
+            " came too late: the tasks had been taken back from this worker");
     }
 }
 
-void Worker::Impl::report_until_done(Session& s, const Task& task, const std::string& done,
+void Worker::Impl::report_until_done(Session& s, const std::vector<Report>& reports,
                                      bool maybe_sent) {
     Backoff backoff;
     std::optional<Clock::time_point> failing_since;
@@ -480,14 +549,14 @@ void Worker::Impl::report_until_done(Session& s, const Task& task, const std::st
         auto now = Clock::now();
         if (!failing_since) {
             failing_since = now;
-            log("report on task '" + task.id + "' failed (" + e.what() + "); retrying");
+            log("report on " + tasks_text(reports) + " failed (" + e.what() + "); retrying");
         }
-        // Past the heartbeat TTL the dispatcher takes the task back anyway.
+        // Past the heartbeat TTL the dispatcher takes the tasks back anyway.
         return stop_requested.load() && now - *failing_since >= options.heartbeat_ttl;
     };
     for (;;) {
         try {
-            report_accepted(task, report_on(s, task, done), maybe_sent || failing_since);
+            report_accepted(reports, report_on(s, reports), maybe_sent || failing_since);
             redis_ok();
             return;
         } catch (const redis::IoError& e) {
@@ -497,8 +566,8 @@ void Worker::Impl::report_until_done(Session& s, const Task& task, const std::st
         }
         std::this_thread::sleep_for(backoff.next());
     }
-    log("gave up reporting on task '" + task.id + "'; it stays in " + processing +
-        " until the dispatcher takes it back");
+    log("gave up reporting on " + tasks_text(reports) + "; they stay in " + processing +
+        " until the dispatcher takes them back");
 }
 
 // ---- helpers ----
@@ -613,8 +682,8 @@ bool Worker::complete(const Task& task, const Outcome& outcome) {
     impl_->start(false);
     auto problem = impl_->value_problem(outcome);
     if (!problem.empty()) throw Error(problem);
-    auto done = impl_->done_message(task, outcome);
-    return impl_->pooled([&](Session& s) { return impl_->report_on(s, task, done); });
+    const std::vector<Report> reports{{task, impl_->done_message(task, outcome)}};
+    return impl_->pooled([&](Session& s) { return impl_->report_on(s, reports) == 1; });
 }
 
 void Worker::extend(const Task& task, milliseconds lease) {

@@ -78,11 +78,17 @@ struct Done {
 std::string format_done(const Done& done);
 std::optional<Done> parse_done(std::string_view message, std::string& error);
 
-// Lua run by workers to report an outcome: removes the ready message from the worker's
-// processing list and, only if it was still there, pushes the done message. Returns 1 when
-// the report was accepted, 0 when the task had already been taken back from this worker.
-//   KEYS[1] processing list, KEYS[2] done list; ARGV[1] ready message, ARGV[2] done message
+// Lua run by workers to report outcomes: for each (ready message, done message) pair, removes
+// the ready message from the worker's processing list and, only if it was still there, pushes
+// the done message. Returns how many reports were accepted; a report is refused when the
+// task had already been taken back from this worker.
+//   KEYS[1] processing list, KEYS[2] done list; ARGV: ready message, done message, ...
 extern const char* const kCompleteScript;
+
+// Lua run by workers to take up to ARGV[1] tasks at once without blocking: LMOVE from the
+// ready list to the processing list, oldest first. Returns the messages it moved.
+//   KEYS[1] ready list, KEYS[2] processing list; ARGV[1] how many at most
+extern const char* const kTakeScript;
 
 // Lua run by the dispatcher to take back the tasks of a worker whose heartbeat expired.
 // Atomic with respect to the worker's own reports. Returns the ready messages it took.

@@ -25,7 +25,7 @@ while (($#)); do
 done
 if ((quick)); then
     driver_args=(--reps 1 --rows 100000 --batches 1000 --dispatch-time-limit 60
-        --e2e-rows 100000 --e2e-configs 2x4 --latency-seconds 5 --latency-polls 50ms
+        --e2e-rows 100000 --e2e-configs 2x4,2x4x16 --latency-seconds 5 --latency-polls 50ms
         --baseline-seconds 5 --baseline-table-rows 100000 --small-rows 20000 "${driver_args[@]}")
 fi
 

@@ -32,7 +32,7 @@ struct Options {
     int dispatch_time_limit = 120;
     int restart_diagnostic_batch = 0;  // 0: skip (the dispatcher no longer restarts sweeps)
     std::int64_t small_rows = 0;       // 0: skip
-    std::vector<std::string> e2e_configs{"2x4", "2x8", "4x4", "4x8"};
+    std::vector<std::string> e2e_configs{"4x8", "2x4x16", "4x8x16"};
     EndToEndSpec e2e;
     LatencySpec latency;
     std::vector<std::string> latency_polls{"50ms", "10ms"};

@@ -3,6 +3,9 @@
 #include <cppconn/exception.h>
 #include <spdlog/spdlog.h>
 
+#include <exception>
+#include <future>
+
 #include "rowpump/dispatcher/mysql_session.hpp"
 
 namespace rowpump {
@@ -46,6 +49,7 @@ void QueueRunner::run() {
             std::string what = sql_error ? describe(*sql_error) : std::string("Redis: ") + e.what();
             if (sql_error) {
                 store_.reset();  // reopened (and the leader lock taken again) by connect()
+                outcome_store_.reset();
             } else {
                 redis_.reset();
             }
@@ -68,6 +72,7 @@ bool QueueRunner::connect() {
         store_ = QueueStore::open(config_, queue_);
         leader_ = false;
     }
+    if (!outcome_store_) outcome_store_ = QueueStore::open(config_, queue_);
     if (!redis_) {
         redis_.emplace(RedisQueue::open(config_.redis, queue_));
         redis_->announce();
@@ -82,13 +87,30 @@ bool QueueRunner::connect() {
 }
 
 Millis QueueRunner::cycle() {
-    const auto applied = apply_done();
-    if (!reaped_.empty() || Clock::now() >= next_reap_) reap();
+    DoneBatch done = take_done();
+    std::future<AppliedCounts> applying;  // declared after `done`: joined before it goes
+    if (!done.outcomes.empty()) {
+        applying = std::async(std::launch::async, [this, &done] {
+            MysqlThread mysql_thread;
+            return apply_isolating(*outcome_store_, done.outcomes, done.valid, done.bad, done.first_error);
+        });
+    }
 
     const auto now = Clock::now();
-    const auto rate_left = limiter_.available(now);
-    const auto capacity = dispatch_capacity(queue_.batch, queue_.max_backlog, redis_->ready_length(), rate_left);
-    const auto claimed = capacity > 0 ? dispatch(now, capacity) : 0;
+    std::int64_t rate_left = 0, capacity = 0, claimed = 0;
+    std::exception_ptr dispatch_error;
+    try {
+        if (!reaped_.empty() || now >= next_reap_) reap();
+        rate_left = limiter_.available(now);
+        capacity = dispatch_capacity(queue_.batch, queue_.max_backlog, redis_->ready_length(), rate_left);
+        claimed = capacity > 0 ? dispatch(now, capacity) : 0;
+    } catch (...) {
+        dispatch_error = std::current_exception();
+    }
+    // Outcomes committed in MySQL are acknowledged even when the claim side failed.
+    const AppliedCounts counts = applying.valid() ? applying.get() : AppliedCounts{};
+    const auto applied = ack_done(done, counts);
+    if (dispatch_error) std::rethrow_exception(dispatch_error);
 
     if (capacity == 0 && rate_left == 0) {
         idle_.reset();
@@ -134,30 +156,30 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     return static_cast<std::int64_t>(messages.size());
 }
 
-std::int64_t QueueRunner::apply_done() {
-    const auto messages = redis_->peek_done(kDoneBatch);
-    if (messages.empty()) return 0;
+QueueRunner::DoneBatch QueueRunner::take_done() {
+    DoneBatch batch;
+    batch.messages = redis_->peek_done(kDoneBatch);
     const auto& declared = queue_.on_success ? queue_.on_success->placeholders : std::vector<std::string>{};
-    std::vector<protocol::Done> valid;
-    std::vector<std::string> valid_messages, bad;
-    std::string first_error;
-    for (const auto& message : messages) {
+    for (const auto& message : batch.messages) {
         std::string error;
         auto done = protocol::parse_done(message, error);
         if (done) error = check_values(*done, declared);
         if (error.empty()) {
-            valid.push_back(std::move(*done));
-            valid_messages.push_back(message);
+            batch.outcomes.push_back(std::move(*done));
+            batch.valid.push_back(message);
             continue;
         }
-        if (bad.empty()) first_error = error + " (message: " + shorten(message) + ")";
-        bad.push_back(message);
+        if (batch.bad.empty()) batch.first_error = error + " (message: " + shorten(message) + ")";
+        batch.bad.push_back(message);
     }
-    const auto started = Clock::now();
-    const AppliedCounts counts = apply_isolating(valid, valid_messages, bad, first_error);
-    spdlog::debug("queue {}: applied {} outcomes in {} ms", queue_.name, valid.size(),
-                  std::chrono::duration_cast<Millis>(Clock::now() - started).count());
-    redis_->ack_done(messages.size(), bad,
+    return batch;
+}
+
+std::int64_t QueueRunner::ack_done(const DoneBatch& done, const AppliedCounts& counts) {
+    if (done.messages.empty()) return 0;
+    const auto& bad = done.bad;
+    const auto& first_error = done.first_error;
+    redis_->ack_done(done.messages.size(), bad,
                      {{"completed", counts.completed},
                       {"retried", counts.retried},
                       {"dead", counts.dead},
@@ -172,22 +194,22 @@ std::int64_t QueueRunner::apply_done() {
                      queue_.name, counts.stale);
     }
     if (counts.dead > 0) spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", queue_.name, counts.dead);
-    return static_cast<std::int64_t>(messages.size());
+    return static_cast<std::int64_t>(done.messages.size());
 }
 
-AppliedCounts QueueRunner::apply_isolating(const std::vector<protocol::Done>& outcomes,
+AppliedCounts QueueRunner::apply_isolating(QueueStore& store, const std::vector<protocol::Done>& outcomes,
                                            const std::vector<std::string>& messages, std::vector<std::string>& bad,
                                            std::string& first_error) {
     if (outcomes.empty()) return {};
     try {
-        return store_->apply(outcomes);
+        return store.apply(outcomes);
     } catch (const sql::SQLException& e) {
         if (is_connection_error(e) || !is_data_error(e)) throw;
     }
     AppliedCounts counts;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         try {
-            counts += store_->apply({outcomes[i]});
+            counts += store.apply({outcomes[i]});
         } catch (const sql::SQLException& e) {
             if (is_connection_error(e) || !is_data_error(e)) throw;
             if (bad.empty()) first_error = describe(e) + " (message: " + shorten(messages[i]) + ")";
@@ -230,7 +252,7 @@ void QueueRunner::apply_reaped() {
     std::vector<std::string> messages, bad;
     for (const auto& done : reaped_) messages.push_back(done.ready);
     std::string first_error;
-    const AppliedCounts counts = apply_isolating(reaped_, messages, bad, first_error);
+    const AppliedCounts counts = apply_isolating(*store_, reaped_, messages, bad, first_error);
     redis_->move_aside(bad, {{"reaped", static_cast<std::int64_t>(reaped_.size())},
                              {"retried", counts.retried},
                              {"dead", counts.dead},

@@ -94,11 +94,12 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
                 continue;
             }
             // Preparing checks the operator's SQL against the table without running it.
-            for (const auto* statement : {&sql.claim_expired(), &sql.claim(), &sql.read_back()}) {
+            const auto statements = {&sql.claim_plan(), &sql.claim_expired(), &sql.claim(), &sql.read_back()};
+            for (const auto* statement : statements) {
                 std::unique_ptr<sql::PreparedStatement> prepared(conn->prepareStatement(*statement));
             }
-            out << "queue " << queue.name << ": ok; claim statements:\n"
-                << sql.claim_expired() << ";\n" << sql.claim() << ";\n" << sql.read_back() << ";\n";
+            out << "queue " << queue.name << ": ok; claim statements:\n";
+            for (const auto* statement : statements) out << *statement << ";\n";
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
                 err << "queue " << queue.name << ": warning: " << warning << "\n";
                 ++warnings;

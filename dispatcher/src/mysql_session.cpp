@@ -53,6 +53,10 @@ bool is_connection_error(const sql::SQLException& e) {
     }
 }
 
+bool is_lock_conflict(const sql::SQLException& e) {
+    return e.getErrorCode() == 1213 || e.getErrorCode() == 1205;  // deadlock, lock wait timeout
+}
+
 bool is_data_error(const sql::SQLException& e) {
     switch (e.getErrorCode()) {
         case 1048:  // column cannot be null

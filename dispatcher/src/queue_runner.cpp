@@ -47,14 +47,14 @@ void QueueRunner::run() {
         } catch (const std::exception& e) {
             const auto* sql_error = dynamic_cast<const sql::SQLException*>(&e);
             std::string what = sql_error ? describe(*sql_error) : std::string("Redis: ") + e.what();
-            if (sql_error) {
+            if (sql_error && !is_lock_conflict(*sql_error)) {
                 store_.reset();  // reopened (and the leader lock taken again) by connect()
                 outcome_store_.reset();
-            } else {
+            } else if (!sql_error) {
                 redis_.reset();
             }
             pause = reconnect_.next();
-            const bool transient = sql_error ? is_connection_error(*sql_error)
+            const bool transient = sql_error ? is_connection_error(*sql_error) || is_lock_conflict(*sql_error)
                                              : dynamic_cast<const redis::IoError*>(&e) != nullptr;
             const auto level = !transient ? spdlog::level::err
                                : failing  ? spdlog::level::debug

@@ -34,8 +34,8 @@ QueueSql::QueueSql(const QueueConfig& queue)
                               " + 1, '-', HEX(" + id_ + ")),\n    " + lease_ +
                               " = ?\nWHERE ";
     claim_ = stamp + claimable + order + "\nLIMIT ?";
-    claim_expired_ = stamp + lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ +
-                     " IS NULL\nORDER BY " + lease_ + "\nLIMIT ?";
+    const std::string expired = lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
+    claim_expired_ = stamp + expired + "\nORDER BY " + lease_ + "\nLIMIT ?";
     std::string cursor_column;
     if (!queue.order_by.empty()) {
         const auto& first = queue.order_by.front();
@@ -43,7 +43,8 @@ QueueSql::QueueSql(const QueueConfig& queue)
         claim_from_ = stamp + claimable + "\n  AND " + quote_identifier(first.column) + (first.descending ? " <= ?" : " >= ?") +
                       order + "\nLIMIT ?";
     }
-    lease_until_ = "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3))";
+    claim_plan_ = "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " +
+                  table_ + " WHERE " + expired + ")";
     const std::string batch = lease_ + " = ? AND " + token_ + " >= ? AND " + token_ + " < ?";
     read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " + batch + order;
     release_ = "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;

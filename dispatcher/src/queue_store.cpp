@@ -73,7 +73,7 @@ QueueStore::~QueueStore() = default;
 std::unique_ptr<QueueStore> QueueStore::open(const Config& config, const QueueConfig& queue) {
     std::unique_ptr<QueueStore> store(new QueueStore(config, queue));
     store->conn_ = connect_mysql(config.mysql);
-    store->lease_until_.reset(store->conn_->prepareStatement(store->sql_.lease_until()));
+    store->claim_plan_.reset(store->conn_->prepareStatement(store->sql_.claim_plan()));
     store->claim_.reset(store->conn_->prepareStatement(store->sql_.claim()));
     store->claim_expired_.reset(store->conn_->prepareStatement(store->sql_.claim_expired()));
     if (!store->sql_.claim_from().empty()) {
@@ -103,11 +103,11 @@ std::int64_t QueueStore::stamp(sql::PreparedStatement& stmt, const std::string& 
     return stmt.executeUpdate();
 }
 
-std::string QueueStore::lease_until() {
-    lease_until_->setString(1, micros(queue_.lease));
-    std::unique_ptr<sql::ResultSet> rs(lease_until_->executeQuery());
-    if (!rs->next()) throw std::runtime_error("the lease end query returned no row");
-    return rs->getString(1);
+QueueStore::Plan QueueStore::plan() {
+    claim_plan_->setString(1, micros(queue_.lease));
+    std::unique_ptr<sql::ResultSet> rs(claim_plan_->executeQuery());
+    if (!rs->next()) throw std::runtime_error("the claim plan query returned no row");
+    return {rs->getString(1), rs->getInt(2) == 1};
 }
 
 Claim QueueStore::claim(std::int64_t limit) {
@@ -116,9 +116,11 @@ Claim QueueStore::claim(std::int64_t limit) {
     char batch[24];
     std::snprintf(batch, sizeof batch, "%015llX", static_cast<unsigned long long>(random_() >> 4));
     const std::string expired_prefix = std::string(batch) + "0-", sweep_prefix = std::string(batch) + "1-";
-    Claim claim{expired_prefix, std::string(batch) + "1.", lease_until(), {}};  // '.' sorts right after '-'
+    const Plan plan = this->plan();
+    Claim claim{expired_prefix, std::string(batch) + "1.", plan.lease_until, {}};  // '.' sorts right after '-'
 
-    const auto expired = stamp(*claim_expired_, expired_prefix, claim.lease_until, std::nullopt, limit);
+    const auto expired =
+        plan.any_expired ? stamp(*claim_expired_, expired_prefix, claim.lease_until, std::nullopt, limit) : 0;
     std::int64_t swept = 0;
     if (expired < limit) {
         const bool resume = cursor_.has_value();

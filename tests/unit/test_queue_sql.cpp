@@ -34,7 +34,10 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
           "SELECT `job_id`, `rp_token`, `created_at` FROM `jobs` WHERE `rp_lease_until` = ? AND "
           "`rp_token` >= ? AND `rp_token` < ?\n"
           "ORDER BY `created_at` DESC");
-    CHECK(sql.lease_until() == "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3))");
+    CHECK(sql.claim_plan() ==
+          "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n"
+          "  EXISTS (SELECT 1 FROM `jobs` WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')\n"
+          "  AND `rp_dead_at` IS NULL)");
 }
 
 TEST_CASE("without order_by there is no sweep cursor", "[queue_sql]") {

@@ -33,6 +33,10 @@ std::unique_ptr<sql::Connection> connect_mysql(const MysqlConfig& config);
 // The connection is gone (server down, restarted, network): reconnect, re-prepare.
 bool is_connection_error(const sql::SQLException& e);
 
+// InnoDB gave up on a lock (deadlock or lock wait timeout) and rolled the statement or the
+// transaction back; the connection is fine and trying again is right.
+bool is_lock_conflict(const sql::SQLException& e);
+
 // MySQL refused a value (out of range, wrong type, too long, NULL, duplicate key, foreign
 // key, check constraint): the statement is fine, one row of its data is not.
 bool is_data_error(const sql::SQLException& e);

@@ -15,11 +15,13 @@ class QueueSql {
 public:
     explicit QueueSql(const QueueConfig& queue);
 
-    // The lease end of the next claim: the database clock now plus the lease, as a
-    // DATETIME(3). Params: lease in microseconds.
-    const std::string& lease_until() const { return lease_until_; }
+    // Before a claim: its lease end (the database clock now plus the lease, as DATETIME(3)),
+    // and whether claim_expired() would find a row. A plain read, which takes no locks: the
+    // locking claim_expired() runs only when there is something to claim. Params: lease in
+    // microseconds.
+    const std::string& claim_plan() const { return claim_plan_; }
     // Stamps a claim token and a lease end on up to LIMIT claimable rows.
-    // Params: token batch prefix, lease end (from lease_until), limit.
+    // Params: token batch prefix, lease end (from claim_plan), limit.
     const std::string& claim() const { return claim_; }
     // Claims rows whose lease ran out or whose retry backoff has passed, oldest first, through
     // the lease index, wherever they are in the order. Params as claim().
@@ -70,7 +72,7 @@ private:
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
     std::vector<std::string> placeholders_;
     std::string success_set_;
-    std::string lease_until_, claim_, claim_expired_, claim_from_, read_back_, release_, explain_due_, count_due_, list_dead_, revive_all_;
+    std::string claim_plan_, claim_, claim_expired_, claim_from_, read_back_, release_, explain_due_, count_due_, list_dead_, revive_all_;
 };
 
 }  // namespace rowpump

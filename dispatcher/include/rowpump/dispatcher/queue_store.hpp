@@ -78,11 +78,15 @@ private:
     const QueueConfig& queue_;
     QueueSql sql_;
     std::unique_ptr<sql::Connection> conn_;
-    std::string lease_until();
+    struct Plan {
+        std::string lease_until;
+        bool any_expired = false;
+    };
+    Plan plan();
     std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix, const std::string& lease_until,
                        const std::optional<std::string>& cursor, std::int64_t limit);
 
-    std::unique_ptr<sql::PreparedStatement> lease_until_, claim_, claim_expired_, claim_from_, read_back_, release_;
+    std::unique_ptr<sql::PreparedStatement> claim_plan_, claim_, claim_expired_, claim_from_, read_back_, release_;
     std::map<std::pair<Outcome, std::size_t>, std::unique_ptr<sql::PreparedStatement>> outcome_statements_;
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;  // first order_by column of the last row swept

@@ -88,12 +88,21 @@ bool QueueRunner::connect() {
 
 Millis QueueRunner::cycle() {
     DoneBatch done = take_done();
+    auto apply = [this, &done] {
+        return apply_isolating(*outcome_store_, done.outcomes, done.valid, done.bad, done.first_error);
+    };
+    // A claim that resumes a sweep reads only rows ahead of all rows in flight, so it can run
+    // beside their outcomes. A claim from the start of the order reads the rows in flight too,
+    // and would wait for (or deadlock with) the outcome transaction: outcomes go first then.
+    AppliedCounts counts;
     std::future<AppliedCounts> applying;  // declared after `done`: joined before it goes
-    if (!done.outcomes.empty()) {
-        applying = std::async(std::launch::async, [this, &done] {
+    if (!done.outcomes.empty() && store_->resuming_sweep()) {
+        applying = std::async(std::launch::async, [&apply] {
             MysqlThread mysql_thread;
-            return apply_isolating(*outcome_store_, done.outcomes, done.valid, done.bad, done.first_error);
+            return apply();
         });
+    } else if (!done.outcomes.empty()) {
+        counts = apply();
     }
 
     const auto now = Clock::now();
@@ -108,7 +117,7 @@ Millis QueueRunner::cycle() {
         dispatch_error = std::current_exception();
     }
     // Outcomes committed in MySQL are acknowledged even when the claim side failed.
-    const AppliedCounts counts = applying.valid() ? applying.get() : AppliedCounts{};
+    if (applying.valid()) counts = applying.get();
     const auto applied = ack_done(done, counts);
     if (dispatch_error) std::rethrow_exception(dispatch_error);
 

@@ -18,10 +18,11 @@ namespace rowpump {
 // One queue's loop (DESIGN.md, "The dispatch cycle"): capacity, claim, push, apply
 // outcomes, take back dead workers' tasks, sleep.
 //
-// Outcomes are applied on a second MySQL connection, in a thread of their own, while the
-// cycle claims on the first: MariaDB runs the two kinds of statement side by side instead
-// of taking turns. The cycle still waits for both before the next round, so Redis is only
-// used from the queue's own thread and an outcome batch is acknowledged after its commit.
+// Outcomes are applied on a second MySQL connection. While a backlog is swept, that happens
+// in a thread of its own while the cycle claims on the first connection: MariaDB runs the two
+// kinds of statement side by side instead of taking turns. The cycle still waits for both
+// before the next round, so Redis is only used from the queue's own thread and an outcome
+// batch is acknowledged after its commit.
 class QueueRunner {
 public:
     QueueRunner(const Config& config, const QueueConfig& queue, const std::atomic<bool>& stopping,

@@ -24,6 +24,22 @@ constexpr std::size_t kMaxErrorBytes = 1000;
 
 std::string micros(Millis d) { return std::to_string(d.count() * 1000); }
 
+// Claims and outcomes run on two connections at once (see QueueRunner), and InnoDB settles
+// a lock conflict between them by rolling one statement or transaction back. Running it
+// again at once is the answer; only a conflict that keeps coming back is an error.
+constexpr int kLockConflictAttempts = 5;
+
+template <class F>
+auto retrying_lock_conflicts(F&& run) {
+    for (int attempt = 1;; ++attempt) {
+        try {
+            return run();
+        } catch (const sql::SQLException& e) {
+            if (!is_lock_conflict(e) || attempt == kLockConflictAttempts) throw;
+        }
+    }
+}
+
 // Fits the error column; never cuts a UTF-8 sequence in half.
 std::string clip_error(const std::string& text) {
     if (text.size() <= kMaxErrorBytes) return text;
@@ -100,7 +116,7 @@ std::int64_t QueueStore::stamp(sql::PreparedStatement& stmt, const std::string& 
     stmt.setString(index++, lease_until);
     if (cursor) stmt.setString(index++, *cursor);
     stmt.setInt64(index, limit);
-    return stmt.executeUpdate();
+    return retrying_lock_conflicts([&] { return stmt.executeUpdate(); });
 }
 
 QueueStore::Plan QueueStore::plan() {
@@ -214,18 +230,21 @@ AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
     }
 
     std::unique_ptr<sql::Statement> tx(conn_->createStatement());
-    tx->execute("START TRANSACTION");
-    AppliedCounts counts;
-    try {
-        counts.extended = update_joined(Outcome::extend, extend);
-        counts.completed = update_joined(Outcome::success, success);
-        counts.retried = update_joined(Outcome::retry, retry);
-        counts.dead = update_joined(Outcome::dead, dead);
-        tx->execute("COMMIT");
-    } catch (const sql::SQLException& e) {
-        if (!is_connection_error(e)) tx->execute("ROLLBACK");
-        throw;
-    }
+    AppliedCounts counts = retrying_lock_conflicts([&] {
+        tx->execute("START TRANSACTION");
+        try {
+            AppliedCounts c;
+            c.extended = update_joined(Outcome::extend, extend);
+            c.completed = update_joined(Outcome::success, success);
+            c.retried = update_joined(Outcome::retry, retry);
+            c.dead = update_joined(Outcome::dead, dead);
+            tx->execute("COMMIT");
+            return c;
+        } catch (const sql::SQLException& e) {
+            if (!is_connection_error(e)) tx->execute("ROLLBACK");
+            throw;
+        }
+    });
     const auto applied = counts.completed + counts.retried + counts.dead;
     counts.stale = static_cast<std::int64_t>(success.size() + retry.size() + dead.size()) - applied;
     return counts;

@@ -60,6 +60,8 @@ public:
     // the rows still leased at the head of the order are not scanned again by every claim;
     // the sweep starts over when it runs out of due rows.
     [[nodiscard]] Claim claim(std::int64_t limit);
+    // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
+    bool resuming_sweep() const { return cursor_.has_value(); }
     // Clears a batch's claims again, for a batch that could not be pushed.
     std::int64_t release(const Claim& claim);
 

@@ -1,0 +1,26 @@
+#include <catch2/catch.hpp>
+#include <cppconn/exception.h>
+
+#include "rowpump/dispatcher/mysql_session.hpp"
+
+// How the dispatcher sorts MySQL errors decides what it does next: reconnect (connection),
+// retry on the same connection (lock conflict), or set the outcome aside (data).
+TEST_CASE("MySQL errors are sorted into connection, lock conflict and data errors", "[mysql]") {
+    const sql::SQLException deadlock("Deadlock found when trying to get lock", "40001", 1213);
+    const sql::SQLException lock_wait("Lock wait timeout exceeded", "HY000", 1205);
+    const sql::SQLException gone("MySQL server has gone away", "HY000", 2006);
+    const sql::SQLException out_of_range("Out of range value for column 'status'", "22003", 1264);
+
+    CHECK(rowpump::is_lock_conflict(deadlock));
+    CHECK(rowpump::is_lock_conflict(lock_wait));
+    CHECK_FALSE(rowpump::is_lock_conflict(gone));
+    CHECK_FALSE(rowpump::is_lock_conflict(out_of_range));
+
+    CHECK(rowpump::is_connection_error(gone));
+    CHECK_FALSE(rowpump::is_connection_error(deadlock));
+    CHECK_FALSE(rowpump::is_connection_error(lock_wait));
+
+    CHECK(rowpump::is_data_error(out_of_range));
+    CHECK_FALSE(rowpump::is_data_error(deadlock));
+    CHECK_FALSE(rowpump::is_data_error(gone));
+}

@@ -54,8 +54,9 @@ public:
     // Returns false while another dispatcher holds it.
     [[nodiscard]] bool try_lead();
 
-    // Claims up to `limit` rows and reads them back by lease end and token. First rows whose lease ran
-    // out or whose retry backoff passed (through the lease index), then due rows in order.
+    // Claims up to `limit` rows and reads them back by lease end and token. First rows whose
+    // lease ran out or whose retry backoff passed (through the lease index, and only when a
+    // plain read finds some), then due rows in order.
     // With order_by, that second claim sweeps forward from where the last one ended, so
     // the rows still leased at the head of the order are not scanned again by every claim;
     // the sweep starts over when it runs out of due rows.

@@ -64,6 +64,9 @@ TEST_CASE("e2e: kill -9 of a worker process: its tasks run again within the hear
           "[e2e]") {
     constexpr std::int64_t kRows = 1500;
     constexpr milliseconds kTtl{2000};
+    // With batch 4 the victim also holds tasks it has taken but not started.
+    const int victim_batch = GENERATE(1, 4);
+    INFO("victim batch " << victim_batch);
     QueueSpec queue = e2e_queue();
     queue.batch = 50;
     queue.max_backlog = 10;  // tasks taken back queue behind at most this many others
@@ -76,8 +79,10 @@ TEST_CASE("e2e: kill -9 of a worker process: its tasks run again within the hear
     spec.heartbeat_ttl = kTtl;
     spec.work = 40ms;
     spec.worker_id = "victim";
+    spec.batch = victim_batch;
     TestWorkerProcess victim(ROWPUMP_TEST_WORKER, sys, spec);
     spec.worker_id = "survivor";
+    spec.batch = 1;
     TestWorkerProcess survivor(ROWPUMP_TEST_WORKER, sys, spec);
     const auto keys = sys.keys();
 

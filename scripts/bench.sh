@@ -24,6 +24,7 @@ while (($#)); do
     esac
 done
 if ((quick)); then
+    # shellcheck disable=SC2054 # the commas are inside arguments (lists the driver splits)
     driver_args=(--reps 1 --rows 100000 --batches 1000 --dispatch-time-limit 60
         --e2e-rows 100000 --e2e-configs 2x4,2x4x16 --latency-seconds 5 --latency-polls 50ms
         --baseline-seconds 5 --baseline-table-rows 100000 --small-rows 20000 "${driver_args[@]}")
@@ -70,14 +71,8 @@ cmake --build "$build_dir" -j"${JOBS:-$(nproc)}" --target rowpump_bench
 
 mkdir -p "${run_dir%/*}"
 mkdir "$run_dir" || die "$run_dir exists"
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-"$ROWPUMP_ROOT/scripts/servers.sh" start "$run_dir"
-set -a
-# shellcheck source=/dev/null
-source "$run_dir/env"
-set +a
+on_exit cleanup
+start_servers "$run_dir"
 
 machine_info >"$run_dir/machine.md"
 log "running the benchmarks; progress below, summary at the end"

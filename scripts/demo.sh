@@ -90,14 +90,8 @@ targets=(rowpump)
 step "Starting MariaDB and Redis in $run_dir"
 mkdir -p "${run_dir%/*}"
 mkdir "$run_dir" || die "$run_dir exists"
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-"$ROWPUMP_ROOT/scripts/servers.sh" start "$run_dir"
-set -a
-# shellcheck source=/dev/null
-source "$run_dir/env"
-set +a
+on_exit cleanup
+start_servers "$run_dir"
 
 step "Creating user_block_status with $rows users, all due"
 sql --init-command="SET @rows = $rows" <"$ROWPUMP_ROOT/deploy/seed.sql"

@@ -29,6 +29,24 @@ wait_until() {
 
 proc_gone() { ! proc_alive "$1"; }
 
+# Runs `handler` when the script exits, also after Ctrl-C (status 130) or SIGTERM (143).
+on_exit() {
+    # shellcheck disable=SC2064 # the handler's name is meant to be fixed now
+    trap "$1" EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+
+# Starts throwaway MariaDB and Redis in `dir` (scripts/servers.sh start) and exports the
+# ROWPUMP_* variables of the env file it writes. Stopping them is up to the caller.
+start_servers() {
+    "$ROWPUMP_ROOT/scripts/servers.sh" start "$1"
+    set -a
+    # shellcheck source=/dev/null
+    source "$1/env"
+    set +a
+}
+
 # SIGTERM, up to `grace` seconds for a clean exit, then SIGKILL. Returns 1 if it had to kill.
 stop_pid() {
     local pid=$1 name=$2 grace=${3:-10}

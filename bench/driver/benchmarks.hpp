@@ -16,6 +16,13 @@ namespace rowpump::bench {
 Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep,
                       const std::string& suffix = "");
 
+// A and B record the rows moved by each of these marks (seconds into the run) as the sample
+// value progress_key(mark), so the report shows whether a rate holds during a run.
+inline constexpr int kProgressMarks[] = {1, 2, 5, 10, 20, 30, 60, 90, 120};
+inline std::string progress_key(int mark) {
+    return "moved_at_" + std::to_string(mark) + "s";
+}
+
 // B: the bare claim + push loop, same table, same SQL, same timing.
 // sweep_restart_ms > 0 also copies the dispatcher's periodic restart of its sweep.
 Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_restart_ms,

@@ -30,9 +30,6 @@ QueueSpec dispatch_queue(int batch) {
     return q;
 }
 
-// Progress marks: rows moved after this many seconds show how the rate changes in a run.
-constexpr int kMarks[] = {1, 2, 5, 10, 20, 30, 60, 90, 120};
-
 struct Timed {
     std::int64_t moved = 0;
     double seconds = 0;
@@ -41,7 +38,7 @@ struct Timed {
 };
 
 void note_marks(Timed& t, std::int64_t rows) {
-    for (int mark : kMarks) {
+    for (int mark : kProgressMarks) {
         if (t.seconds >= mark || t.moved >= rows) t.moved_at.emplace(mark, t.moved);
     }
 }
@@ -73,7 +70,7 @@ Sample finish_sample(std::string bench, std::string config, int rep, const Timed
     s.values["finished"] = t.finished ? 1 : 0;
     s.values["rows_per_s"] = static_cast<double>(t.moved) / t.seconds;
     for (const auto& [mark, moved] : t.moved_at) {
-        s.values["moved_at_" + std::to_string(mark) + "s"] = static_cast<double>(moved);
+        s.values[progress_key(mark)] = static_cast<double>(moved);
     }
     s.values["cpu_s"] = usage.cpu_seconds();
     s.values["user_s"] = usage.user_seconds;

@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "driver/benchmarks.hpp"
+
 namespace rowpump::bench {
 
 namespace {
@@ -83,25 +85,22 @@ std::string yes_no(bool ok) {
 
 // Rows moved by each mark, median of runs: shows whether a rate holds during a run.
 std::string progress_table(const std::vector<Sample>& samples, const std::string& config) {
-    const int marks[] = {1, 2, 5, 10, 20, 30, 60, 90, 120};
     const std::pair<const char*, const char*> rows[] = {
         {"dispatch", "rowpump run"},
         {"bare", "bare loop"},
         {"bare_restart", "bare loop + 1 s restart"}};
     std::ostringstream md;
     md << "Rows in the ready list after N seconds, " << config << " (median of runs):\n\n| |";
-    for (int m : marks) md << " " << m << " s |";
+    for (int m : kProgressMarks) md << " " << m << " s |";
     md << "\n|---|";
-    for (std::size_t i = 0; i < std::size(marks); ++i) md << "---:|";
+    for (std::size_t i = 0; i < std::size(kProgressMarks); ++i) md << "---:|";
     md << "\n";
     for (const auto& [bench, name] : rows) {
         const auto groups = by_config(samples, bench);
         if (!groups.count(config)) continue;
         md << "| " << name << " |";
-        for (int m : marks) {
-            md << " "
-               << thousands(median_of(groups.at(config), "moved_at_" + std::to_string(m) + "s"))
-               << " |";
+        for (int m : kProgressMarks) {
+            md << " " << thousands(median_of(groups.at(config), progress_key(m))) << " |";
         }
         md << "\n";
     }

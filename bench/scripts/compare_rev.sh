@@ -32,14 +32,8 @@ cleanup() {
     rm -rf "$run_dir/mysql" "$run_dir/redis" "$run_dir/old-src"
     exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-"$ROWPUMP_ROOT/scripts/servers.sh" start "$run_dir"
-set -a
-# shellcheck source=/dev/null
-source "$run_dir/env"
-set +a
+on_exit cleanup
+start_servers "$run_dir"
 
 for ((rep = 1; rep <= reps; rep++)); do
     log "end to end, repetition $rep of $reps"

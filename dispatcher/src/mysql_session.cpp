@@ -57,6 +57,16 @@ bool is_lock_conflict(const sql::SQLException& e) {
     return e.getErrorCode() == 1213 || e.getErrorCode() == 1205;  // deadlock, lock wait timeout
 }
 
+void retry_lock_conflicts(const std::function<void()>& run) {
+    for (int attempt = 1;; ++attempt) {
+        try {
+            return run();
+        } catch (const sql::SQLException& e) {
+            if (!is_lock_conflict(e) || attempt == kLockConflictAttempts) throw;
+        }
+    }
+}
+
 bool is_data_error(const sql::SQLException& e) {
     switch (e.getErrorCode()) {
         case 1048:  // column cannot be null

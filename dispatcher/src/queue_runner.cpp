@@ -186,17 +186,15 @@ QueueRunner::DoneBatch QueueRunner::take_done() {
 
 std::int64_t QueueRunner::ack_done(const DoneBatch& done, const AppliedCounts& counts) {
     if (done.messages.empty()) return 0;
-    const auto& bad = done.bad;
-    const auto& first_error = done.first_error;
-    redis_->ack_done(done.messages.size(), bad,
+    redis_->ack_done(done.messages.size(), done.bad,
                      {{"completed", counts.completed},
                       {"retried", counts.retried},
                       {"dead", counts.dead},
                       {"stale", counts.stale},
-                      {"bad", static_cast<std::int64_t>(bad.size())}});
-    if (!bad.empty()) {
+                      {"bad", static_cast<std::int64_t>(done.bad.size())}});
+    if (!done.bad.empty()) {
         spdlog::warn("queue {}: moved {} refused done messages to rowpump:{{{}}}:bad; first: {}", queue_.name,
-                     bad.size(), queue_.name, first_error);
+                     done.bad.size(), queue_.name, done.first_error);
     }
     if (counts.stale > 0) {
         spdlog::info("queue {}: ignored {} stale outcomes (their claim had expired or was taken back)",

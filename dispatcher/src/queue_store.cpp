@@ -24,22 +24,6 @@ constexpr std::size_t kMaxErrorBytes = 1000;
 
 std::string micros(Millis d) { return std::to_string(d.count() * 1000); }
 
-// Claims and outcomes run on two connections at once (see QueueRunner), and InnoDB settles
-// a lock conflict between them by rolling one statement or transaction back. Running it
-// again at once is the answer; only a conflict that keeps coming back is an error.
-constexpr int kLockConflictAttempts = 5;
-
-template <class F>
-auto retrying_lock_conflicts(F&& run) {
-    for (int attempt = 1;; ++attempt) {
-        try {
-            return run();
-        } catch (const sql::SQLException& e) {
-            if (!is_lock_conflict(e) || attempt == kLockConflictAttempts) throw;
-        }
-    }
-}
-
 // Fits the error column; never cuts a UTF-8 sequence in half.
 std::string clip_error(const std::string& text) {
     if (text.size() <= kMaxErrorBytes) return text;
@@ -116,7 +100,9 @@ std::int64_t QueueStore::stamp(sql::PreparedStatement& stmt, const std::string& 
     stmt.setString(index++, lease_until);
     if (cursor) stmt.setString(index++, *cursor);
     stmt.setInt64(index, limit);
-    return retrying_lock_conflicts([&] { return stmt.executeUpdate(); });
+    std::int64_t changed = 0;
+    retry_lock_conflicts([&] { changed = stmt.executeUpdate(); });
+    return changed;
 }
 
 QueueStore::Plan QueueStore::plan() {
@@ -153,7 +139,7 @@ Claim QueueStore::claim(std::int64_t limit) {
     std::optional<std::string> last_swept;
     while (rs->next()) {
         claim.rows.push_back({rs->getString(1), rs->getString(2)});
-        if (claim_from_ && claim.rows.back().token[15] == '1') {
+        if (claim_from_ && claim.rows.back().token.rfind(sweep_prefix, 0) == 0) {
             last_swept = rs->isNull(3) ? std::nullopt : std::optional<std::string>(rs->getString(3));
         }
     }
@@ -230,16 +216,15 @@ AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
     }
 
     std::unique_ptr<sql::Statement> tx(conn_->createStatement());
-    AppliedCounts counts = retrying_lock_conflicts([&] {
+    AppliedCounts counts;
+    retry_lock_conflicts([&] {
         tx->execute("START TRANSACTION");
         try {
-            AppliedCounts c;
-            c.extended = update_joined(Outcome::extend, extend);
-            c.completed = update_joined(Outcome::success, success);
-            c.retried = update_joined(Outcome::retry, retry);
-            c.dead = update_joined(Outcome::dead, dead);
+            counts.extended = update_joined(Outcome::extend, extend);
+            counts.completed = update_joined(Outcome::success, success);
+            counts.retried = update_joined(Outcome::retry, retry);
+            counts.dead = update_joined(Outcome::dead, dead);
             tx->execute("COMMIT");
-            return c;
         } catch (const sql::SQLException& e) {
             if (!is_connection_error(e)) tx->execute("ROLLBACK");
             throw;

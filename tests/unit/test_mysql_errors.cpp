@@ -4,7 +4,8 @@
 #include "rowpump/dispatcher/mysql_session.hpp"
 
 // How the dispatcher sorts MySQL errors decides what it does next: reconnect (connection),
-// retry on the same connection (lock conflict), or set the outcome aside (data).
+// run the statement again on the same connection (lock conflict), or set the outcome aside
+// (data).
 TEST_CASE("MySQL errors are sorted into connection, lock conflict and data errors", "[mysql]") {
     const sql::SQLException deadlock("Deadlock found when trying to get lock", "40001", 1213);
     const sql::SQLException lock_wait("Lock wait timeout exceeded", "HY000", 1205);
@@ -23,4 +24,33 @@ TEST_CASE("MySQL errors are sorted into connection, lock conflict and data error
     CHECK(rowpump::is_data_error(out_of_range));
     CHECK_FALSE(rowpump::is_data_error(deadlock));
     CHECK_FALSE(rowpump::is_data_error(gone));
+}
+
+TEST_CASE("a lock conflict is retried at once, a few times; other errors are not", "[mysql]") {
+    const sql::SQLException deadlock("Deadlock found when trying to get lock", "40001", 1213);
+    const sql::SQLException out_of_range("Out of range value for column 'status'", "22003", 1264);
+    int calls = 0;
+
+    SECTION("two deadlocks, then it goes through") {
+        rowpump::retry_lock_conflicts([&] {
+            if (++calls <= 2) throw deadlock;
+        });
+        CHECK(calls == 3);
+    }
+    SECTION("a conflict that keeps coming back reaches the caller") {
+        CHECK_THROWS_AS(rowpump::retry_lock_conflicts([&] {
+                            ++calls;
+                            throw deadlock;
+                        }),
+                        sql::SQLException);
+        CHECK(calls == rowpump::kLockConflictAttempts);
+    }
+    SECTION("any other error reaches the caller at once") {
+        CHECK_THROWS_AS(rowpump::retry_lock_conflicts([&] {
+                            ++calls;
+                            throw out_of_range;
+                        }),
+                        sql::SQLException);
+        CHECK(calls == 1);
+    }
 }

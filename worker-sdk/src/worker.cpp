@@ -139,7 +139,7 @@ struct Worker::Impl {
     void serve(const Handler& handler);
     std::string outcome_message(const Handler& handler, const Task& task);
     std::deque<Task> report_and_fetch(Session& s, const std::vector<Report>& reports);
-    std::vector<std::string> fetch_call() const;
+    void append_fetch(Session& s) const;
     std::vector<std::string> fetched_messages(const redis::Reply& reply) const;
     void report_until_done(Session& s, const std::vector<Report>& reports, bool maybe_sent);
     void report_accepted(const std::vector<Report>& reports, std::int64_t accepted, bool maybe_sent);
@@ -476,9 +476,7 @@ std::deque<Task> Worker::Impl::report_and_fetch(Session& s, const std::vector<Re
     try {
         s.append(Session::script_call("EVALSHA", complete_script.sha, {processing, keys.done},
                                       report_args(reports)));
-        const auto block = options.batch == 1 ? std::min(options.fetch_timeout, max_block)
-                                              : milliseconds{0};
-        s.append(fetch_call(), block);
+        append_fetch(s);
         try {
             report_accepted(reports, s.read_reply().integer(), false);
             reported = true;
@@ -514,10 +512,14 @@ std::deque<Task> Worker::Impl::report_and_fetch(Session& s, const std::vector<Re
 
 // batch 1: a BLMOVE, so an idle worker waits in Redis; above: the take script, which does
 // not block (an empty answer sends the thread to fetch_on, which does).
-std::vector<std::string> Worker::Impl::fetch_call() const {
-    if (options.batch == 1) return blmove(std::min(options.fetch_timeout, max_block));
-    return Session::script_call("EVALSHA", take_script.sha, {keys.ready, processing},
-                                {std::to_string(options.batch)});
+void Worker::Impl::append_fetch(Session& s) const {
+    if (options.batch == 1) {
+        const auto block = std::min(options.fetch_timeout, max_block);
+        s.append(blmove(block), block);
+    } else {
+        s.append(Session::script_call("EVALSHA", take_script.sha, {keys.ready, processing},
+                                      {std::to_string(options.batch)}));
+    }
 }
 
 std::vector<std::string> Worker::Impl::fetched_messages(const redis::Reply& reply) const {

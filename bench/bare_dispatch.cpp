@@ -1,15 +1,16 @@
 // The baseline of the dispatch benchmark: the dispatcher's claim SQL and push and nothing
-// else. No config file, no rate limiter, no outcome handling, no reaping, no stats: claim
-// (SELECT the lease end; UPDATE ... SET token, lease ... ORDER BY updated_time LIMIT n), read
-// back by lease end and token, one pipelined RPUSH, repeat. Written straight against
-// mysqlcppconn and hiredis.
+// else. No rate limiter, no outcome handling, no reaping, no stats: claim (SELECT the lease
+// end; UPDATE ... SET token, lease ... ORDER BY ... LIMIT n), read back by lease end and
+// token, one pipelined RPUSH, repeat. Written straight against mysqlcppconn and hiredis.
 //
-// The sweep statements are the ones `rowpump check` prints for the benchmark's queue,
-// including the cursor: each claim starts at the updated_time of the last row of the previous
-// one, and the sweep starts over when it runs out of due rows. The dispatcher also runs a
-// second claim each cycle (expired leases and due retries, through rp_lease_idx); this loop
-// does not: that statement is part of what the dispatcher costs. `--sweep-restart-ms` copies
-// the once-a-second restart of dispatchers before 35a2ebd (a diagnostic).
+// The queue comes from a rowpump config (-c) and the claim statements from the dispatcher's
+// own QueueSql, so they are the ones `rowpump check` prints, including the cursor: each
+// claim starts at the first order_by value of the last row of the previous one, and the sweep
+// starts over when it runs out of due rows. The dispatcher also runs a second claim each
+// cycle (expired leases and due retries, through rp_lease_idx, after a plain read that looks
+// for them); this loop does not: those statements are part of what the dispatcher costs.
+// `--sweep-restart-ms` copies the once-a-second restart of dispatchers before 35a2ebd (a
+// diagnostic).
 //
 // Stops by itself after pushing --rows rows, when nothing is due any more, or at
 // --time-limit. Prints one line: "pushed=N seconds=S rows_per_s=R claims=C".
@@ -23,7 +24,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -32,34 +32,26 @@
 #include <string>
 #include <vector>
 
-#include "support/mysql.hpp"
+#include "rowpump/common/protocol.hpp"
+#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/testing/bench_options.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using rowpump::bench::ServerEnv;
 
 constexpr std::size_t kPushChunk = 1000;  // values per RPUSH, as the dispatcher does
 
-const char* const kStamp =
-    "UPDATE `user_block_status`\n"
-    "SET `rp_token` = CONCAT(?, `rp_attempts` + 1, '-', HEX(`user_id`)),\n"
-    "    `rp_lease_until` = ?\n"
-    "WHERE (updated_time < NOW(3) - INTERVAL 10 SECOND)\n"
-    "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))";
-const char* const kCursor = "\n  AND `updated_time` >= ?";
-const char* const kOrder = "\nORDER BY `updated_time`\nLIMIT ?";
+// The first column of QueueSql::claim_plan() without its look for expired rows, which this
+// loop never claims.
 const char* const kLeaseUntil = "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3))";
-const char* const kReadBack =
-    "SELECT `user_id`, `rp_token`, `updated_time` FROM `user_block_status` WHERE `rp_lease_until` = "
-    "? AND `rp_token` >= ? AND `rp_token` < ?\nORDER BY `updated_time`";
 
 struct Args {
-    ServerEnv env;
-    std::string queue = "user_block_check";
-    std::int64_t batch = 1000;
+    std::string config;
+    std::string queue;  // empty: the config's first
     std::int64_t rows = 1000000;
-    std::int64_t lease_ms = 3600000;
     int sweep_restart_ms = 0;
     int time_limit_s = 300;
 };
@@ -72,8 +64,8 @@ struct ReplyFree {
 };
 using RedisPtr = std::unique_ptr<redisContext, RedisFree>;
 
-RedisPtr connect_redis(const ServerEnv& env) {
-    RedisPtr c(redisConnect(env.redis_host.c_str(), env.redis_port));
+RedisPtr connect_redis(const rowpump::RedisAddress& redis) {
+    RedisPtr c(redisConnect(redis.host.c_str(), redis.port));
     if (!c || c->err) throw std::runtime_error("redis connect failed");
     return c;
 }
@@ -104,19 +96,25 @@ void push(redisContext* c, const std::string& key, const std::vector<std::string
 
 class BareLoop {
 public:
-    BareLoop(const Args& args, sql::Connection& conn)
+    BareLoop(const Args& args, const rowpump::QueueConfig& queue, sql::Connection& conn)
         : args_(args),
+          sql_(queue),
+          lease_us_(std::to_string(queue.lease.count() * 1000)),
           lease_until_(conn.prepareStatement(kLeaseUntil)),
-          claim_(conn.prepareStatement(std::string(kStamp) + kOrder)),
-          claim_from_(conn.prepareStatement(std::string(kStamp) + kCursor + kOrder)),
-          read_back_(conn.prepareStatement(kReadBack)),
-          random_(std::random_device{}()) {}
+          claim_(conn.prepareStatement(sql_.claim())),
+          read_back_(conn.prepareStatement(sql_.read_back())),
+          random_(std::random_device{}()) {
+        // Without order_by there is no cursor: every claim starts from the top.
+        if (!sql_.claim_from().empty()) claim_from_.reset(conn.prepareStatement(sql_.claim_from()));
+    }
 
     // Claims up to `limit` rows and returns their "<id>:<token>" messages.
     std::vector<std::string> claim(std::int64_t limit);
 
 private:
     const Args& args_;
+    const rowpump::QueueSql sql_;
+    const std::string lease_us_;
     std::unique_ptr<sql::PreparedStatement> lease_until_, claim_, claim_from_, read_back_;
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;
@@ -131,17 +129,17 @@ std::vector<std::string> BareLoop::claim(std::int64_t limit) {
     }
     char prefix[24];
     std::snprintf(prefix, sizeof prefix, "%016llX-", static_cast<unsigned long long>(random_()));
-    lease_until_->setString(1, std::to_string(args_.lease_ms * 1000));
+    lease_until_->setString(1, lease_us_);
     std::unique_ptr<sql::ResultSet> lease(lease_until_->executeQuery());
     if (!lease->next()) throw std::runtime_error("no lease end");
     const std::string lease_until = lease->getString(1);
 
     sql::PreparedStatement& stmt = cursor_ ? *claim_from_ : *claim_;
     unsigned index = 1;
-    stmt.setString(index++, prefix);
-    stmt.setString(index++, lease_until);
     if (cursor_) stmt.setString(index++, *cursor_);
-    stmt.setInt64(index, limit);
+    stmt.setInt64(index++, limit);
+    stmt.setString(index++, prefix);
+    stmt.setString(index, lease_until);
     const auto claimed = stmt.executeUpdate();
     if (claimed < limit) cursor_.reset();
     std::vector<std::string> messages;
@@ -156,10 +154,11 @@ std::vector<std::string> BareLoop::claim(std::int64_t limit) {
     messages.reserve(rs->rowsCount());
     std::string last;
     while (rs->next()) {
-        messages.push_back(std::string(rs->getString(1)) + ":" + std::string(rs->getString(2)));
-        last = rs->getString(3);
+        messages.push_back(rowpump::protocol::format_ready(std::string(rs->getString(1)),
+                                                           std::string(rs->getString(2))));
+        if (claim_from_) last = rs->getString(3);
     }
-    if (claimed == limit) {
+    if (claimed == limit && claim_from_) {
         if (!cursor_) sweep_started_ = now;
         cursor_ = last;
     }
@@ -168,37 +167,40 @@ std::vector<std::string> BareLoop::claim(std::int64_t limit) {
 
 Args parse_args(int argc, char** argv) {
     Args args;
-    args.env = rowpump::bench::server_env_from_environment();
     CLI::App app{"bare claim + push loop (the dispatch benchmark's baseline)"};
-    app.add_option("--queue", args.queue, "queue name (ready list rowpump:{QUEUE}:ready)");
-    app.add_option("--batch", args.batch, "rows per claim")->check(CLI::PositiveNumber);
-    app.add_option("--rows", args.rows, "stop after pushing this many rows");
-    app.add_option("--lease-ms", args.lease_ms, "lease stamped on claimed rows");
+    app.add_option("-c,--config", args.config, "rowpump config with the queue")->required();
+    app.add_option("--queue", args.queue, "queue in the config (default: the first)");
+    rowpump::testing::add_rows_option(app, args.rows, "pushed");
     app.add_option("--sweep-restart-ms", args.sweep_restart_ms,
                    "restart the sweep this often, like the dispatcher (0: only at the end)");
-    app.add_option("--time-limit", args.time_limit_s, "seconds");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        std::exit(app.exit(e));
-    }
+    rowpump::testing::add_time_limit_option(app, args.time_limit_s);
+    rowpump::testing::parse_or_exit(app, argc, argv);
     return args;
+}
+
+const rowpump::QueueConfig& find_queue(const rowpump::Config& config, const std::string& name) {
+    if (name.empty()) return config.queues.front();
+    const auto* queue = config.find_queue(name);
+    if (queue == nullptr) throw std::runtime_error("no queue " + name + " in " + config.file);
+    return *queue;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
     const Args args = parse_args(argc, argv);
-    auto conn = rowpump::bench::connect_mysql(args.env);
-    auto redis = connect_redis(args.env);
-    const std::string key = "rowpump:{" + args.queue + "}:ready";
-    BareLoop loop(args, *conn);
+    const rowpump::Config config = rowpump::load_config(args.config);
+    const rowpump::QueueConfig& queue = find_queue(config, args.queue);
+    auto conn = rowpump::connect_mysql(config.mysql);
+    auto redis = connect_redis(config.redis);
+    const std::string key = rowpump::protocol::keys_for(queue.name).ready;
+    BareLoop loop(args, queue, *conn);
 
     const auto start = Clock::now();
     const auto deadline = start + std::chrono::seconds(args.time_limit_s);
     std::int64_t pushed = 0, claims = 0;
     while (pushed < args.rows && Clock::now() < deadline) {
-        const auto messages = loop.claim(args.batch);
+        const auto messages = loop.claim(queue.batch);
         ++claims;
         if (messages.empty()) break;  // nothing due any more
         push(redis.get(), key, messages);

@@ -15,11 +15,11 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <thread>
 
+#include "rowpump/testing/bench_options.hpp"
 #include "rowpump/worker.hpp"
 
 namespace {
@@ -47,16 +47,12 @@ Args parse_args(int argc, char** argv) {
     app.add_option("--redis-host", args.options.redis.host);
     app.add_option("--redis-port", args.options.redis.port)->required();
     app.add_option("--queue", args.options.queue);
-    app.add_option("--threads", args.options.threads)->check(CLI::PositiveNumber);
+    rowpump::testing::add_threads_option(app, args.options.threads);
     app.add_option("--batch", args.options.batch, "tasks per Redis round trip")
         ->check(CLI::PositiveNumber);
     app.add_option("--mode", args.mode)->check(CLI::IsMember({"noop", "latency"}));
-    app.add_option("--time-limit", args.time_limit_s, "seconds");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        std::exit(app.exit(e));
-    }
+    rowpump::testing::add_time_limit_option(app, args.time_limit_s);
+    rowpump::testing::parse_or_exit(app, argc, argv);
     return args;
 }
 

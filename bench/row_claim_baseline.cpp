@@ -19,7 +19,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -28,14 +27,17 @@
 #include <thread>
 #include <vector>
 
-#include "support/mysql.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/testing/bench_options.hpp"
+#include "rowpump/testing/mysql_client.hpp"
+#include "rowpump/testing/server_env.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 struct Args {
-    rowpump::bench::ServerEnv env;
+    rowpump::testing::ServerEnv env;
     std::string table = "tasks";
     int threads = 50;
     std::int64_t rows = 20000;
@@ -54,18 +56,19 @@ struct Shared {
 };
 
 void work(const Args& args, Shared& shared, int thread_index) {
-    rowpump::bench::MysqlThread mysql_thread;
-    auto conn = rowpump::bench::connect_mysql(args.env);
+    rowpump::MysqlThread mysql_thread;
+    auto client = rowpump::testing::MysqlClient::connect_as_dispatcher(args.env.mysql);
+    sql::Connection& conn = client.connection();
     std::unique_ptr<sql::PreparedStatement> claim(
-        conn->prepareStatement("UPDATE " + args.table +
-                               " SET rp_token = ?, rp_lease_until = NOW(3) + INTERVAL 60 SECOND"
-                               " WHERE status = 0 AND rp_token IS NULL LIMIT 1"));
+        conn.prepareStatement("UPDATE " + args.table +
+                              " SET rp_token = ?, rp_lease_until = NOW(3) + INTERVAL 60 SECOND"
+                              " WHERE status = 0 AND rp_token IS NULL LIMIT 1"));
     std::unique_ptr<sql::PreparedStatement> read(
-        conn->prepareStatement("SELECT user_id FROM " + args.table + " WHERE rp_token = ?"));
+        conn.prepareStatement("SELECT user_id FROM " + args.table + " WHERE rp_token = ?"));
     std::unique_ptr<sql::PreparedStatement> finish(
-        conn->prepareStatement("UPDATE " + args.table +
-                               " SET status = 1, rp_lease_until = NULL"
-                               " WHERE user_id = ? AND rp_token = ?"));
+        conn.prepareStatement("UPDATE " + args.table +
+                              " SET status = 1, rp_lease_until = NULL"
+                              " WHERE user_id = ? AND rp_token = ?"));
     const std::string prefix = "W" + std::to_string(thread_index) + "-";
     // Connecting 50 threads takes a while: the clock starts once all of them can work.
     shared.ready.fetch_add(1);
@@ -97,17 +100,13 @@ void work(const Args& args, Shared& shared, int thread_index) {
 
 Args parse_args(int argc, char** argv) {
     Args args;
-    args.env = rowpump::bench::server_env_from_environment();
+    args.env = rowpump::testing::server_env_from_environment();
     CLI::App app{"per-worker MySQL claims (the end-to-end benchmark's baseline)"};
     app.add_option("--table", args.table);
-    app.add_option("--threads", args.threads)->check(CLI::PositiveNumber);
-    app.add_option("--rows", args.rows, "stop after this many tasks are done");
+    rowpump::testing::add_threads_option(app, args.threads);
+    rowpump::testing::add_rows_option(app, args.rows, "done");
     app.add_option("--seconds", args.seconds, "stop after this long");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        std::exit(app.exit(e));
-    }
+    rowpump::testing::parse_or_exit(app, argc, argv);
     return args;
 }
 

@@ -97,6 +97,12 @@ step "Creating user_block_status with $rows users, all due"
 sql --init-command="SET @rows = $rows" <"$ROWPUMP_ROOT/deploy/seed.sql"
 # A copy keeps the run directory self-contained: config, env and logs side by side.
 cp "$ROWPUMP_ROOT/deploy/demo.yaml" "$config"
+# The dashboard and /metrics on a free loopback port; its token guards retry, discard, pause.
+ROWPUMP_HTTP_LISTEN=127.0.0.1:$(pick_port)
+ROWPUMP_HTTP_TOKEN=$(random_hex 16)
+export ROWPUMP_HTTP_LISTEN ROWPUMP_HTTP_TOKEN
+printf 'ROWPUMP_HTTP_LISTEN=%s\nROWPUMP_HTTP_TOKEN=%s\n' "$ROWPUMP_HTTP_LISTEN" "$ROWPUMP_HTTP_TOKEN" \
+    >>"$run_dir/env"
 
 step "rowpump migrate --apply (adds the bookkeeping columns)"
 "$rowpump" migrate -c "$config" --apply
@@ -114,6 +120,8 @@ for ((i = 1; i <= workers; i++)); do
     worker_pids+=($!)
 done
 say "dispatcher pid $dispatcher_pid (log dispatcher.log), workers: ${worker_pids[*]:-none}"
+say "dashboard: http://$ROWPUMP_HTTP_LISTEN/  (token for its actions: $ROWPUMP_HTTP_TOKEN)"
+say "metrics:   http://$ROWPUMP_HTTP_LISTEN/metrics"
 
 if ((duration)); then
     step "Progress for ${duration}s (Ctrl-C stops early)"

@@ -6,13 +6,24 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 packages=(
-    # build
-    build-essential cmake pkg-config g++
+    # build; clang and its sanitizer and libFuzzer runtimes for scripts/fuzz.sh
+    build-essential cmake pkg-config g++ clang-format clang libclang-rt-14-dev
     # libraries: MySQL connector (its headers need Boost), hiredis, logging, config, tests, CLI
     libmysqlcppconn-dev libboost-dev libhiredis-dev libspdlog-dev libyaml-cpp-dev catch2 libcli11-dev
+    # the dispatcher's HTTP endpoint (/metrics, health, dashboard) and its JSON
+    libcpp-httplib-dev nlohmann-json3-dev
+    # tests: promtool checks the /metrics format; Chromium shows the dashboard to a real browser
+    prometheus chromium chromium-driver
     # servers for the integration tests and the demo, their clients, and ps/pgrep
     mariadb-server mariadb-client redis-server redis-tools procps
+    # system tests (tests/system): systemd in a container, a clean Debian root for the .deb,
+    # a Docker engine and compose v1 for the demo
+    systemd-container debootstrap docker.io docker-compose
 )
+
+# Node.js and npm drive the browser test (playwright-core, tests/browser/package-lock.json).
+# Machines that already have a Node.js with npm keep it.
+command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -20,5 +20,12 @@ if [[ ${1:-} == --sanitize ]]; then
 fi
 
 "$ROWPUMP_ROOT/scripts/install-deps.sh"
+# The browser test's driver, exactly as pinned in package-lock.json (skipped when installed).
+browser=$ROWPUMP_ROOT/tests/browser
+if ! cmp -s "$browser/package-lock.json" "$browser/node_modules/.installed-lock.json" 2>/dev/null; then
+    log "npm ci in tests/browser"
+    (cd "$browser" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$browser/package-lock.json" "$browser/node_modules/.installed-lock.json"
+fi
 "$ROWPUMP_ROOT/scripts/build.sh" "${build_args[@]}"
 exec ctest --test-dir "$build_dir" --output-on-failure -j2 "$@"

@@ -1,15 +1,11 @@
 #include "driver/context.hpp"
 
-#include <mysql_connection.h>
-
 #include <chrono>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <thread>
-
-#include "support/mysql.hpp"
 
 namespace rowpump::bench {
 
@@ -20,13 +16,14 @@ constexpr double kIdleCpuShare = 0.05;          // of one core, over kIdleWindow
 constexpr std::chrono::milliseconds kIdleWindow{500};
 constexpr std::chrono::seconds kSettleLimit{90};
 
-redis::Options redis_options(const ServerEnv& env) {
-    redis::Options options;
-    options.host = env.redis_host;
-    options.port = env.redis_port;
-    options.command_timeout = std::chrono::milliseconds(30000);  // FLUSHALL of ~1M entries
-    return options;
+RedisAddress redis_address(const ServerEnv& env) {
+    RedisAddress address;
+    address.host = env.redis_host;
+    address.port = env.redis_port;
+    return address;
 }
+
+constexpr std::chrono::milliseconds kRedisTimeout{30000};  // FLUSHALL of ~1M entries
 
 }  // namespace
 
@@ -37,48 +34,56 @@ void progress(const std::string& line) {
     std::cerr << "[bench " << stamp << "] " << line << std::endl;
 }
 
+double now_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 Context::Context(ServerEnv env, Programs programs, std::string run_dir)
     : env_(std::move(env)), programs_(std::move(programs)), run_dir_(std::move(run_dir)) {
-    db_ = connect_mysql(env_);
-    redis_.emplace(redis::Connection::connect(redis_options(env_)));
+    db_.emplace(testing::MysqlClient::connect_as_dispatcher(env_.mysql));
+    redis_.emplace(redis::Connection::connect(redis_address(env_), kRedisTimeout));
 }
 
 Context::~Context() = default;
 
+QueueSpec bench_queue() {
+    QueueSpec q;
+    q.name = "bench";
+    q.batch = 1000;
+    q.lease = "1h";
+    q.max_backlog = 10000;
+    q.on_success = "";
+    q.poll_min = "50ms";
+    q.poll_max = "1s";
+    return q;
+}
+
 std::string Context::write_config(const QueueSpec& q, const std::string& file_name) const {
-    const std::string file = path(file_name);
-    std::ofstream out(file);
-    out << "mysql: { host: " << env_.mysql_host << ", port: " << env_.mysql_port
-        << ", user: " << env_.mysql_user
-        << ", password: \"${ROWPUMP_MYSQL_PASSWORD}\", database: " << env_.mysql_database << " }\n"
-        << "redis: { host: " << env_.redis_host << ", port: " << env_.redis_port << " }\n"
-        << "log_level: info\n"
-        << "queues:\n"
-        << "  " << q.name << ":\n"
-        << "    table: " << q.table << "\n"
-        << "    id: " << q.id << "\n"
-        << "    due: \"" << q.due << "\"\n"
-        << "    order_by: " << q.order_by << "\n"
-        << "    batch: " << q.batch << "\n"
-        << "    lease: " << q.lease << "\n"
-        << "    max_backlog: " << q.max_backlog << "\n";
-    if (!q.on_success.empty()) out << "    on_success: \"" << q.on_success << "\"\n";
-    if (!q.poll_min.empty()) out << "    poll: { min: " << q.poll_min << ", max: 1s }\n";
-    if (!out) throw std::runtime_error("cannot write " + file);
-    return file;
+    testing::ConfigSpec spec;
+    spec.mysql_host = env_.mysql.host;
+    spec.mysql_port = env_.mysql.port;
+    spec.user = env_.mysql.user;
+    // rowpump reads it from the environment: the password never lands in the run directory.
+    spec.password = "${ROWPUMP_MYSQL_PASSWORD}";
+    spec.database = env_.mysql.database;
+    spec.redis_host = env_.redis_host;
+    spec.redis_port = env_.redis_port;
+    spec.log_level = "info";
+    spec.queues = {q};
+    return testing::write_config(path(file_name), spec);
 }
 
 void Context::reset_and_settle() {
     redis_->command({"FLUSHALL"});
     const auto deadline = std::chrono::steady_clock::now() + kSettleLimit;
     for (;;) {
-        const auto history =
-            query_int(*db_,
-                      "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
-                      "WHERE VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'");
-        const auto before = process_cpu_seconds(env_.mysql_pid);
+        const auto history = db_->scalar(
+            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
+            "WHERE VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'");
+        const auto before = testing::process_cpu_seconds(env_.mysql_pid);
         std::this_thread::sleep_for(kIdleWindow);
-        const auto after = process_cpu_seconds(env_.mysql_pid);
+        const auto after = testing::process_cpu_seconds(env_.mysql_pid);
         const double busy = before && after ? (*after - *before) / 0.5 : 0.0;
         if (history < kSettledHistory && busy < kIdleCpuShare) return;
         if (std::chrono::steady_clock::now() >= deadline) {
@@ -90,8 +95,8 @@ void Context::reset_and_settle() {
 }
 
 ServerCpu Context::server_cpu() const {
-    return {process_cpu_seconds(env_.mysql_pid).value_or(0),
-            process_cpu_seconds(env_.redis_pid).value_or(0)};
+    return {testing::process_cpu_seconds(env_.mysql_pid).value_or(0),
+            testing::process_cpu_seconds(env_.redis_pid).value_or(0)};
 }
 
 std::int64_t Context::list_length(const std::string& key) {

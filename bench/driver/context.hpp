@@ -10,16 +10,18 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/redis.hpp"
 #include "driver/tables.hpp"
-#include "support/process.hpp"
-#include "support/server_env.hpp"
-
-namespace sql {
-class Connection;
-}  // namespace sql
+#include "rowpump/common/redis.hpp"
+#include "rowpump/testing/mysql_client.hpp"
+#include "rowpump/testing/process.hpp"
+#include "rowpump/testing/rowpump_config.hpp"
+#include "rowpump/testing/server_env.hpp"
 
 namespace rowpump::bench {
+
+using testing::ChildProcess;
+using testing::log_to;
+using testing::ServerEnv;
 
 struct Programs {
     std::string rowpump;
@@ -36,19 +38,10 @@ struct Sample {
     std::map<std::string, double> values;
 };
 
-// The queue settings the benchmarks vary; everything else is rowpump's default.
-struct QueueSpec {
-    std::string name = "bench";
-    std::string table;
-    std::string id;
-    std::string due;
-    std::string order_by;
-    int batch = 1000;
-    std::string lease = "1h";
-    std::int64_t max_backlog = 10000;
-    std::string on_success;
-    std::string poll_min;  // empty: default
-};
+using testing::QueueSpec;
+// Queue "bench" with rowpump's defaults and a lease of 1 h; each benchmark sets the table, id,
+// due and order_by, and what else it varies.
+QueueSpec bench_queue();
 
 // CPU seconds of the two servers, read before and after a measurement.
 struct ServerCpu {
@@ -66,7 +59,7 @@ public:
     const BookkeepingIndexes& indexes() const { return indexes_; }
     void set_indexes(BookkeepingIndexes indexes) { indexes_ = std::move(indexes); }
     const Programs& programs() const { return programs_; }
-    sql::Connection& db() { return *db_; }
+    testing::MysqlClient& db() { return *db_; }
     redis::Connection& redis() { return *redis_; }
 
     std::string path(const std::string& name) const { return run_dir_ + "/" + name; }
@@ -88,7 +81,7 @@ private:
     ServerEnv env_;
     Programs programs_;
     std::string run_dir_;
-    std::unique_ptr<sql::Connection> db_;
+    std::optional<testing::MysqlClient> db_;
     std::optional<redis::Connection> redis_;
     std::vector<Sample> samples_;
     BookkeepingIndexes indexes_{"lease"};
@@ -96,5 +89,8 @@ private:
 
 // "[bench] ..." on stderr, with the time of day.
 void progress(const std::string& line);
+
+// Seconds on a monotonic clock, for timing.
+double now_seconds();
 
 }  // namespace rowpump::bench

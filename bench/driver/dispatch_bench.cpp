@@ -18,7 +18,7 @@ constexpr std::chrono::milliseconds kPollEvery{5};
 constexpr std::chrono::milliseconds kGrace{10000};
 
 QueueSpec dispatch_queue(int batch) {
-    QueueSpec q;
+    QueueSpec q = bench_queue();
     q.name = "user_block_check";
     q.table = "user_block_status";
     q.id = "user_id";
@@ -45,7 +45,7 @@ void note_marks(Timed& t, std::int64_t rows) {
 
 // Polls LLEN until it reaches `rows`, the limit passes, or the child exits and the list
 // stops growing.
-Timed time_until_moved(Context& ctx, Child& child, std::int64_t rows, double start,
+Timed time_until_moved(Context& ctx, ChildProcess& child, std::int64_t rows, double start,
                        int time_limit_s) {
     Timed t;
     for (;;) {
@@ -63,7 +63,8 @@ Timed time_until_moved(Context& ctx, Child& child, std::int64_t rows, double sta
 }
 
 Sample finish_sample(std::string bench, std::string config, int rep, const Timed& t,
-                     const Usage& usage, const ServerCpu& before, const ServerCpu& after) {
+                     const testing::ResourceUsage& usage, const ServerCpu& before,
+                     const ServerCpu& after) {
     Sample s{std::move(bench), std::move(config), rep, {}};
     s.values["rows_moved"] = static_cast<double>(t.moved);
     s.values["seconds"] = t.seconds;
@@ -105,14 +106,15 @@ Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit
     const auto file = ctx.write_config(dispatch_queue(batch), "dispatch-" + config + ".yaml");
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
-    Child child({ctx.programs().rowpump, "run", "-c", file, "--log-level", "warn"},
-                ctx.path("logs/" + bench + "-" + config + "-rep" + std::to_string(rep) + ".log"));
+    ChildProcess child(
+        {ctx.programs().rowpump, "run", "-c", file, "--log-level", "warn"},
+        log_to(ctx.path("logs/" + bench + "-" + config + "-rep" + std::to_string(rep) + ".log")));
     const Timed t = time_until_moved(ctx, child, rows, start, time_limit_s);
     const auto cpu_after = ctx.server_cpu();
     const bool died = !child.running();  // before the end of the measurement
-    const Usage usage = child.stop(kGrace);
-    if (died) progress("rowpump run ended on its own (" + usage.describe() + "); see its log");
-    Sample s = finish_sample(bench, config, rep, t, usage, cpu_before, cpu_after);
+    const auto status = child.stop(kGrace);
+    if (died) progress("rowpump run ended on its own (" + status.describe() + "); see its log");
+    Sample s = finish_sample(bench, config, rep, t, child.usage(), cpu_before, cpu_after);
     ctx.record(s);
     return s;
 }
@@ -122,16 +124,19 @@ Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_resta
     prepare(ctx, rows);
     const std::string bench = (sweep_restart_ms > 0 ? "bare_restart" : "bare") + suffix;
     const std::string config = "batch=" + std::to_string(batch);
+    const auto file = ctx.write_config(dispatch_queue(batch), "bare-" + config + ".yaml");
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
-    Child child({ctx.programs().bare_dispatch, "--batch", std::to_string(batch), "--rows",
-                 std::to_string(rows), "--sweep-restart-ms", std::to_string(sweep_restart_ms),
-                 "--time-limit", std::to_string(time_limit_s)},
-                ctx.path("logs/" + bench + "-" + config + "-rep" + std::to_string(rep) + ".log"));
+    ChildProcess child(
+        {ctx.programs().bare_dispatch, "-c", file, "--rows", std::to_string(rows),
+         "--sweep-restart-ms", std::to_string(sweep_restart_ms), "--time-limit",
+         std::to_string(time_limit_s)},
+        log_to(ctx.path("logs/" + bench + "-" + config + "-rep" + std::to_string(rep) + ".log")));
     const Timed t = time_until_moved(ctx, child, rows, start, time_limit_s);
     const auto cpu_after = ctx.server_cpu();
-    const Usage usage = child.wait(kGrace, kGrace);
-    Sample s = finish_sample(bench, config, rep, t, usage, cpu_before, cpu_after);
+    child.wait(kGrace);
+    child.stop(kGrace);
+    Sample s = finish_sample(bench, config, rep, t, child.usage(), cpu_before, cpu_after);
     ctx.record(s);
     return s;
 }

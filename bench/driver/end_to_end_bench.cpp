@@ -14,16 +14,27 @@
 
 #include "driver/benchmarks.hpp"
 #include "driver/tables.hpp"
-#include "support/mysql.hpp"
+#include "rowpump/common/protocol.hpp"
 
 namespace rowpump::bench {
 
 namespace {
 
-const char* const kStats = "rowpump:{bench}:stats";
-const char* const kMeta = "rowpump:{bench}:meta";
 constexpr std::chrono::milliseconds kPollEvery{20};
 constexpr std::chrono::milliseconds kGrace{10000};
+
+// Keys of the queue every end-to-end run uses (bench_queue()).
+const protocol::Keys& bench_keys() {
+    static const protocol::Keys keys = protocol::keys_for(bench_queue().name);
+    return keys;
+}
+
+// First column of every row, as integers (NULL as 0).
+std::vector<std::int64_t> int_column(testing::MysqlClient& db, const std::string& query) {
+    std::vector<std::int64_t> values;
+    for (const auto& text : db.column(query)) values.push_back(text.empty() ? 0 : std::stoll(text));
+    return values;
+}
 
 // "4x8", or "4x8x16" with a worker batch above 1.
 std::string label(int processes, int threads, int batch) {
@@ -33,17 +44,17 @@ std::string label(int processes, int threads, int batch) {
 
 // The dispatcher, then its workers once the queue is announced.
 struct Fleet {
-    std::unique_ptr<Child> dispatcher;
-    std::vector<std::unique_ptr<Child>> workers;
+    std::unique_ptr<ChildProcess> dispatcher;
+    std::vector<std::unique_ptr<ChildProcess>> workers;
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
           int processes, int threads, int batch, const std::string& mode) {
-        dispatcher =
-            std::make_unique<Child>(std::vector<std::string>{ctx.programs().rowpump, "run", "-c",
-                                                             config_file, "--log-level", "warn"},
-                                    ctx.path(log_prefix + "-dispatcher.log"));
+        dispatcher = std::make_unique<ChildProcess>(
+            std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
+                                     "--log-level", "warn"},
+            log_to(ctx.path(log_prefix + "-dispatcher.log")));
         const auto deadline = now_seconds() + 30;
-        while (ctx.redis().command({"EXISTS", kMeta}).integer() == 0) {
+        while (ctx.redis().command({"EXISTS", bench_keys().meta}).integer() == 0) {
             if (!dispatcher->running() || now_seconds() > deadline) {
                 throw std::runtime_error("the dispatcher did not announce the queue; see " +
                                          ctx.path(log_prefix + "-dispatcher.log"));
@@ -51,34 +62,37 @@ struct Fleet {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
         for (int p = 0; p < processes; ++p) {
-            workers.push_back(std::make_unique<Child>(
-                std::vector<std::string>{ctx.programs().e2e_worker, "--redis-host",
-                                         ctx.env().redis_host, "--redis-port",
-                                         std::to_string(ctx.env().redis_port), "--threads",
-                                         std::to_string(threads), "--batch",
-                                         std::to_string(batch), "--mode", mode},
-                ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log")));
+            workers.push_back(std::make_unique<ChildProcess>(
+                std::vector<std::string>{
+                    ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
+                    std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
+                    "--batch", std::to_string(batch), "--mode", mode},
+                log_to(ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log"))));
         }
     }
 
-    std::vector<Child*> all() {
-        std::vector<Child*> children{dispatcher.get()};
+    std::vector<ChildProcess*> all() {
+        std::vector<ChildProcess*> children{dispatcher.get()};
         for (auto& w : workers) children.push_back(w.get());
         return children;
     }
 
     // Workers first (they report what they hold), then the dispatcher (it applies it).
-    void stop(Usage& dispatcher_usage, double& workers_cpu) {
+    void stop(testing::ResourceUsage& dispatcher_usage, double& workers_cpu) {
         for (auto* child : all()) {
             if (!child->running()) {
-                progress(child->name() + " (pid " + std::to_string(child->pid()) +
+                progress(child->argv().front() + " (pid " + std::to_string(child->pid()) +
                          ") had ended on its own (" + child->stop(kGrace).describe() + ")");
             }
         }
         workers_cpu = 0;
-        for (auto& w : workers) ::kill(w->pid(), SIGTERM);
-        for (auto& w : workers) workers_cpu += w->stop(kGrace).cpu_seconds();
-        dispatcher_usage = dispatcher->stop(kGrace);
+        for (auto& w : workers) w->signal(SIGTERM);
+        for (auto& w : workers) {
+            w->stop(kGrace);
+            workers_cpu += w->usage().cpu_seconds();
+        }
+        dispatcher->stop(kGrace);
+        dispatcher_usage = dispatcher->usage();
     }
 };
 
@@ -86,7 +100,7 @@ struct Fleet {
 std::pair<std::int64_t, double> time_until_completed(Context& ctx, std::int64_t rows, double start,
                                                      double limit_s) {
     for (;;) {
-        const auto completed = ctx.hash_int(kStats, "completed");
+        const auto completed = ctx.hash_int(bench_keys().stats, "completed");
         const double seconds = now_seconds() - start;
         if (completed >= rows || seconds >= limit_s) return {completed, seconds};
         std::this_thread::sleep_for(kPollEvery);
@@ -119,7 +133,7 @@ double percentile(const std::vector<std::int64_t>& sorted, double p) {
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     create_task_table(ctx.db(), spec.rows, ctx.indexes());
     ctx.reset_and_settle();
-    QueueSpec q;
+    QueueSpec q = bench_queue();
     q.table = "tasks";
     q.id = "user_id";
     q.due = "status = 0";
@@ -138,10 +152,10 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     const auto [completed, seconds] =
         time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
-    Usage dispatcher;
+    testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);
-    const auto left = query_int(ctx.db(), "SELECT COUNT(*) FROM tasks WHERE status = 0");
+    const auto left = ctx.db().scalar("SELECT COUNT(*) FROM tasks WHERE status = 0");
 
     Sample s{"e2e", config, rep, {}};
     s.values["completed"] = static_cast<double>(completed);
@@ -169,7 +183,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
 Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     create_timed_table(ctx.db(), ctx.indexes());
     ctx.reset_and_settle();
-    QueueSpec q;
+    QueueSpec q = bench_queue();
     q.table = "timed_tasks";
     q.id = "id";
     q.due = "status = 0 AND due_at <= NOW(6)";
@@ -188,11 +202,11 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     schedule_timed_rows(ctx.db(), rows, spec.rate, kLeadMs);
     const double start = now_seconds();
     const auto [completed, seconds] = time_until_completed(ctx, rows, start, spec.seconds + 1 + 30);
-    Usage dispatcher;
+    testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);
 
-    auto latencies = query_ints(
+    auto latencies = int_column(
         ctx.db(),
         "SELECT TIMESTAMPDIFF(MICROSECOND, due_at, started_at) FROM timed_tasks, "
         "(SELECT MIN(due_at) AS first FROM timed_tasks) AS f WHERE started_at IS NOT NULL "
@@ -224,14 +238,15 @@ Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep) {
     const std::string config = std::to_string(spec.threads) + " threads";
     const auto log = ctx.path("logs/baseline-rep" + std::to_string(rep) + ".log");
     const auto cpu_before = ctx.server_cpu();
-    Child child({ctx.programs().row_claim_baseline, "--table", "tasks", "--threads",
-                 std::to_string(spec.threads), "--rows", std::to_string(spec.rows), "--seconds",
-                 std::to_string(spec.seconds)},
-                log);
-    const Usage usage = child.wait(std::chrono::seconds(spec.seconds + 60), kGrace);
+    ChildProcess child({ctx.programs().row_claim_baseline, "--table", "tasks", "--threads",
+                        std::to_string(spec.threads), "--rows", std::to_string(spec.rows),
+                        "--seconds", std::to_string(spec.seconds)},
+                       log_to(log));
+    child.wait(std::chrono::seconds(spec.seconds + 60));
+    const auto status = child.stop(kGrace);
     const auto cpu_after = ctx.server_cpu();
     const auto result = last_line_with(log, "done=");
-    if (!usage.clean_exit() || result.empty()) {
+    if (!status.success() || result.empty()) {
         throw std::runtime_error("the per-worker claim baseline failed; see " + log);
     }
     Sample s{"baseline", config, rep, {}};

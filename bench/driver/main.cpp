@@ -15,7 +15,8 @@
 
 #include "driver/benchmarks.hpp"
 #include "driver/report.hpp"
-#include "support/mysql.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/testing/bench_options.hpp"
 
 namespace {
 
@@ -132,11 +133,7 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--baseline-rows", o.baseline.rows, "stop after this many tasks");
     app.add_option("--baseline-seconds", o.baseline.seconds, "or after this long");
     app.add_option("--baseline-table-rows", o.baseline.table_rows);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        std::exit(app.exit(e));
-    }
+    rowpump::testing::parse_or_exit(app, argc, argv);
     std::tie(o.latency.processes, o.latency.threads) = processes_threads(latency_workers);
     return o;
 }
@@ -147,8 +144,8 @@ int main(int argc, char** argv) try {
     const Options o = parse_options(argc, argv);
     ::mkdir(o.run_dir.c_str(), 0755);
     ::mkdir((o.run_dir + "/logs").c_str(), 0755);
-    MysqlThread mysql_thread;
-    Context ctx(server_env_from_environment(),
+    rowpump::MysqlThread mysql_thread;
+    Context ctx(rowpump::testing::server_env_from_environment(),
                 Programs{o.rowpump, ROWPUMP_BENCH_BARE_DISPATCH, ROWPUMP_BENCH_E2E_WORKER,
                          ROWPUMP_BENCH_ROW_CLAIM},
                 o.run_dir);

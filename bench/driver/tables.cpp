@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "support/mysql.hpp"
+#include "rowpump/testing/mysql_client.hpp"
 
 namespace rowpump::bench {
 
@@ -23,13 +23,13 @@ std::string index_definition(const std::string& name) {
     throw std::runtime_error("unknown bookkeeping index '" + name + "' (expected lease or token)");
 }
 
-void recreate(sql::Connection& db, const std::string& table, const std::string& columns,
+void recreate(testing::MysqlClient& db, const std::string& table, const std::string& columns,
               const BookkeepingIndexes& indexes) {
     std::string keys;
     for (const auto& name : indexes) keys += ", " + index_definition(name);
-    exec(db, "DROP TABLE IF EXISTS " + table);
-    exec(db, "CREATE TABLE " + table + " (" + columns + ", " + kBookkeeping + keys +
-                 ") ENGINE=InnoDB");
+    db.exec("DROP TABLE IF EXISTS " + table);
+    db.exec("CREATE TABLE " + table + " (" + columns + ", " + kBookkeeping + keys +
+            ") ENGINE=InnoDB");
 }
 
 // updated_time of row `seq`: distinct, 1 ms apart, all more than an hour in the past.
@@ -40,37 +40,38 @@ std::string past_times(std::int64_t rows) {
 
 }  // namespace
 
-void create_dispatch_table(sql::Connection& db, std::int64_t rows,
+void create_dispatch_table(testing::MysqlClient& db, std::int64_t rows,
                            const BookkeepingIndexes& indexes) {
     recreate(db, "user_block_status",
              "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
              "updated_time DATETIME(3) NOT NULL, KEY (updated_time)",
              indexes);
-    exec(db, "INSERT INTO user_block_status (user_id, status, updated_time) SELECT seq, 0, " +
-                 past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
+    db.exec("INSERT INTO user_block_status (user_id, status, updated_time) SELECT seq, 0, " +
+            past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
 }
 
-void create_task_table(sql::Connection& db, std::int64_t rows, const BookkeepingIndexes& indexes) {
+void create_task_table(testing::MysqlClient& db, std::int64_t rows,
+                       const BookkeepingIndexes& indexes) {
     recreate(db, "tasks",
              "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
              "updated_time DATETIME(3) NOT NULL, KEY (status, updated_time)",
              indexes);
-    exec(db, "INSERT INTO tasks (user_id, status, updated_time) SELECT seq, 0, " +
-                 past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
+    db.exec("INSERT INTO tasks (user_id, status, updated_time) SELECT seq, 0, " + past_times(rows) +
+            " FROM seq_1_to_" + std::to_string(rows));
 }
 
-void create_timed_table(sql::Connection& db, const BookkeepingIndexes& indexes) {
+void create_timed_table(testing::MysqlClient& db, const BookkeepingIndexes& indexes) {
     recreate(db, "timed_tasks",
              "id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
              "due_at DATETIME(6) NOT NULL, started_at DATETIME(6) NULL, KEY (status, due_at)",
              indexes);
 }
 
-void schedule_timed_rows(sql::Connection& db, std::int64_t rows, double rate, int lead_ms) {
+void schedule_timed_rows(testing::MysqlClient& db, std::int64_t rows, double rate, int lead_ms) {
     const auto step_us = static_cast<std::int64_t>(std::llround(1e6 / rate));
-    exec(db, "INSERT INTO timed_tasks (id, status, due_at) SELECT seq, 0, NOW(6) + INTERVAL (" +
-                 std::to_string(static_cast<std::int64_t>(lead_ms) * 1000) + " + (seq - 1) * " +
-                 std::to_string(step_us) + ") MICROSECOND FROM seq_1_to_" + std::to_string(rows));
+    db.exec("INSERT INTO timed_tasks (id, status, due_at) SELECT seq, 0, NOW(6) + INTERVAL (" +
+            std::to_string(static_cast<std::int64_t>(lead_ms) * 1000) + " + (seq - 1) * " +
+            std::to_string(step_us) + ") MICROSECOND FROM seq_1_to_" + std::to_string(rows));
 }
 
 }  // namespace rowpump::bench

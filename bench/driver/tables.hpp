@@ -8,9 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace sql {
-class Connection;
-}  // namespace sql
+#include "rowpump/testing/mysql_client.hpp"
 
 namespace rowpump::bench {
 
@@ -23,18 +21,19 @@ using BookkeepingIndexes = std::vector<std::string>;
 // source problem. Every row is due (updated_time more than an hour ago), and updated_time is
 // distinct per row (1 ms apart: DATETIME(3) cannot hold finer steps), because the claim
 // sweeps forward by it and ties would make claims scan rows again.
-void create_dispatch_table(sql::Connection& db, std::int64_t rows,
+void create_dispatch_table(testing::MysqlClient& db, std::int64_t rows,
                            const BookkeepingIndexes& indexes);
 
 // tasks(user_id PK, status, updated_time, KEY(status, updated_time)): the one-shot shape
 // (due "status = 0"), used by the end-to-end benchmark and the per-worker claim baseline.
-void create_task_table(sql::Connection& db, std::int64_t rows, const BookkeepingIndexes& indexes);
+void create_task_table(testing::MysqlClient& db, std::int64_t rows,
+                       const BookkeepingIndexes& indexes);
 
 // timed_tasks(id PK, status, due_at DATETIME(6), started_at DATETIME(6), KEY(status, due_at)),
 // empty.
-void create_timed_table(sql::Connection& db, const BookkeepingIndexes& indexes);
+void create_timed_table(testing::MysqlClient& db, const BookkeepingIndexes& indexes);
 // Inserts `rows` rows into timed_tasks that become due at `rate` rows/s, the first one
 // `lead_ms` after the insert, by the DB clock.
-void schedule_timed_rows(sql::Connection& db, std::int64_t rows, double rate, int lead_ms);
+void schedule_timed_rows(testing::MysqlClient& db, std::int64_t rows, double rate, int lead_ms);
 
 }  // namespace rowpump::bench

@@ -15,7 +15,9 @@ std::optional<std::int64_t> unit_millis(std::string_view unit) {
     return std::nullopt;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 }  // namespace
 

@@ -32,9 +32,13 @@ struct Argv {
 
 }  // namespace
 
-void ReplyDeleter::operator()(redisReply* r) const noexcept { freeReplyObject(r); }
+void ReplyDeleter::operator()(redisReply* r) const noexcept {
+    freeReplyObject(r);
+}
 
-bool Reply::is_nil() const { return raw_->type == REDIS_REPLY_NIL; }
+bool Reply::is_nil() const {
+    return raw_->type == REDIS_REPLY_NIL;
+}
 
 std::int64_t Reply::integer() const {
     check_error(raw_.get());
@@ -71,7 +75,9 @@ std::vector<std::string> Reply::strings() const {
     return out;
 }
 
-void Connection::ContextDeleter::operator()(redisContext* c) const noexcept { redisFree(c); }
+void Connection::ContextDeleter::operator()(redisContext* c) const noexcept {
+    redisFree(c);
+}
 
 Connection::Connection(redisContext* context, std::chrono::milliseconds timeout)
     : context_(context) {
@@ -82,20 +88,22 @@ Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 Connection::~Connection() = default;
 
-Connection Connection::connect(const Options& options) {
-    redisContext* raw =
-        redisConnectWithTimeout(options.host.c_str(), options.port, to_timeval(options.connect_timeout));
+Connection Connection::connect(const RedisAddress& address,
+                               std::chrono::milliseconds command_timeout) {
+    redisContext* raw = redisConnectWithTimeout(address.host.c_str(), address.port,
+                                                to_timeval(address.connect_timeout));
     if (raw == nullptr) throw IoError("redis: cannot allocate a connection");
     if (raw->err != 0) {
-        std::string what = "redis " + options.host + ":" + std::to_string(options.port) + ": " + raw->errstr;
+        std::string what =
+            "redis " + address.host + ":" + std::to_string(address.port) + ": " + raw->errstr;
         redisFree(raw);
         throw IoError(what);
     }
-    Connection conn(raw, options.command_timeout);
-    if (!options.password.empty()) {
+    Connection conn(raw, command_timeout);
+    if (!address.password.empty()) {
         std::vector<std::string> auth{"AUTH"};
-        if (!options.user.empty()) auth.push_back(options.user);
-        auth.push_back(options.password);
+        if (!address.user.empty()) auth.push_back(address.user);
+        auth.push_back(address.password);
         conn.command(auth);
     }
     return conn;
@@ -103,7 +111,8 @@ Connection Connection::connect(const Options& options) {
 
 void Connection::fail_io(const char* what) {
     broken_ = true;
-    std::string detail = context_ && context_->errstr[0] != '\0' ? context_->errstr : "connection lost";
+    std::string detail =
+        context_ && context_->errstr[0] != '\0' ? context_->errstr : "connection lost";
     throw IoError(std::string("redis ") + what + ": " + detail);
 }
 

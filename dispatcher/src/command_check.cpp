@@ -1,3 +1,5 @@
+#include "column_types.hpp"
+
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
@@ -10,17 +12,20 @@
 
 #include "rowpump/common/redis.hpp"
 #include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/mysql_session.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql_errors.hpp"
 #include "rowpump/dispatcher/queue_sql.hpp"
-#include "rowpump/dispatcher/redis_queue.hpp"
+#include "rowpump/dispatcher/statement_check.hpp"
 
 namespace rowpump {
 
 namespace {
 
-std::set<std::string> table_columns(sql::Connection& conn, const std::string& database, const std::string& table) {
-    std::unique_ptr<sql::PreparedStatement> stmt(conn.prepareStatement(
-        "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"));
+std::set<std::string> table_columns(sql::Connection& conn, const std::string& database,
+                                    const std::string& table) {
+    std::unique_ptr<sql::PreparedStatement> stmt(
+        conn.prepareStatement("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE "
+                              "TABLE_SCHEMA = ? AND TABLE_NAME = ?"));
     stmt->setString(1, database);
     stmt->setString(2, table);
     std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
@@ -31,9 +36,10 @@ std::set<std::string> table_columns(sql::Connection& conn, const std::string& da
 
 bool has_leading_index(sql::Connection& conn, const std::string& database, const std::string& table,
                        const std::string& column) {
-    std::unique_ptr<sql::PreparedStatement> stmt(conn.prepareStatement(
-        "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
-        "AND COLUMN_NAME = ? AND SEQ_IN_INDEX = 1"));
+    std::unique_ptr<sql::PreparedStatement> stmt(
+        conn.prepareStatement("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE "
+                              "TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+                              "AND COLUMN_NAME = ? AND SEQ_IN_INDEX = 1"));
     stmt->setString(1, database);
     stmt->setString(2, table);
     stmt->setString(3, column);
@@ -44,13 +50,16 @@ bool has_leading_index(sql::Connection& conn, const std::string& database, const
 // Problems with one queue's table, or "" if none.
 std::string check_table(sql::Connection& conn, const Config& config, const QueueConfig& queue) {
     const auto columns = table_columns(conn, config.mysql.database, queue.table);
-    if (columns.empty()) return "table '" + queue.table + "' does not exist in database '" + config.mysql.database + "'";
+    if (columns.empty())
+        return "table '" + queue.table + "' does not exist in database '" + config.mysql.database +
+               "'";
     std::string problems;
     const auto& c = queue.columns;
     for (const auto& name : {queue.id, c.token, c.lease, c.attempts, c.error, c.dead}) {
         if (columns.count(name) == 0) problems += "column '" + name + "' is missing; ";
     }
-    if (columns.count(c.lease) && !has_leading_index(conn, config.mysql.database, queue.table, c.lease)) {
+    if (columns.count(c.lease) &&
+        !has_leading_index(conn, config.mysql.database, queue.table, c.lease)) {
         problems += "no index starts with the column '" + c.lease + "'; ";
     }
     if (!problems.empty()) problems += "run `rowpump migrate -c " + config.file + " --apply`";
@@ -63,8 +72,8 @@ std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueCo
     std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery(sql.explain_due()));
     while (rs->next()) {
         if (rs->getString("type") == "ALL") {
-            return "the due scan reads the whole table (EXPLAIN: type ALL over ~" + rs->getString("rows") +
-                   " rows); add an index that serves the due condition" +
+            return "the due scan reads the whole table (EXPLAIN: type ALL over ~" +
+                   rs->getString("rows") + " rows); add an index that serves the due condition" +
                    (queue.order_by.empty() ? std::string() : " and order_by");
         }
     }
@@ -77,15 +86,17 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
     out << "config " << config.file << ": ok (" << config.queues.size() << " queue(s))\n";
     int problems = 0, warnings = 0;
     try {
-        redis::Connection::connect(redis_options(config.redis)).command({"PING"});
+        redis::Connection::connect(config.redis).command({"PING"});
         out << "redis " << config.redis.host << ":" << config.redis.port << ": ok\n";
     } catch (const std::exception& e) {
-        err << "redis " << config.redis.host << ":" << config.redis.port << ": " << e.what() << "\n";
+        err << "redis " << config.redis.host << ":" << config.redis.port << ": " << e.what()
+            << "\n";
         ++problems;
     }
     try {
         auto conn = connect_mysql(config.mysql);
-        out << "mysql " << config.mysql.host << ":" << config.mysql.port << "/" << config.mysql.database << ": ok\n";
+        out << "mysql " << config.mysql.host << ":" << config.mysql.port << "/"
+            << config.mysql.database << ": ok\n";
         for (const auto& queue : config.queues) {
             const QueueSql sql(queue);
             if (auto problem = check_table(*conn, config, queue); !problem.empty()) {
@@ -94,10 +105,17 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
                 continue;
             }
             // Preparing checks the operator's SQL against the table without running it.
-            const auto statements = {&sql.claim_plan(), &sql.claim_expired(), &sql.claim(), &sql.read_back()};
-            for (const auto* statement : statements) {
-                std::unique_ptr<sql::PreparedStatement> prepared(conn->prepareStatement(*statement));
+            auto queue_problems = column_type_problems(*conn, config, queue);
+            for (auto& problem : prepare_queue_statements(*conn, config, queue)) {
+                queue_problems.push_back(std::move(problem));
             }
+            for (const auto& problem : queue_problems) err << problem << "\n";
+            if (!queue_problems.empty()) {
+                ++problems;
+                continue;
+            }
+            const auto statements = {&sql.claim_plan(), &sql.claim_expired(), &sql.claim(),
+                                     &sql.read_back()};
             out << "queue " << queue.name << ": ok; claim statements:\n";
             for (const auto* statement : statements) out << *statement << ";\n";
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
@@ -106,31 +124,11 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
             }
         }
     } catch (const sql::SQLException& e) {
-        err << "mysql " << config.mysql.host << ":" << config.mysql.port << ": " << describe(e) << "\n";
+        err << "mysql " << config.mysql.host << ":" << config.mysql.port << ": " << describe(e)
+            << "\n";
         ++problems;
     }
     return problems > 0 || (strict && warnings > 0) ? 1 : 0;
-}
-
-int command_migrate(const Config& config, bool apply, std::ostream& out, std::ostream& err) {
-    try {
-        std::unique_ptr<sql::Connection> conn;
-        if (apply) conn = connect_mysql(config.mysql);
-        for (const auto& queue : config.queues) {
-            for (const auto& statement : QueueSql(queue).migrate()) {
-                out << "-- queue " << queue.name << "\n" << statement << ";\n";
-                if (conn) {
-                    std::unique_ptr<sql::Statement> stmt(conn->createStatement());
-                    stmt->execute(statement);
-                    out << "-- applied\n";
-                }
-            }
-        }
-    } catch (const sql::SQLException& e) {
-        err << "mysql: " << describe(e) << "\n";
-        return 1;
-    }
-    return 0;
 }
 
 }  // namespace rowpump

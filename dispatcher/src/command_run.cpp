@@ -1,23 +1,36 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <thread>
 
 #include "rowpump/dispatcher/commands.hpp"
 #include "rowpump/dispatcher/dispatcher.hpp"
+#include "rowpump/dispatcher/login_check.hpp"
+#include "rowpump/dispatcher/service_monitor.hpp"
+#include "rowpump/dispatcher/statement_check.hpp"
 
 namespace rowpump {
 
-void setup_logging(const std::string& level) {
-    auto logger = spdlog::stderr_logger_mt("rowpump");
-    logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
-    logger->set_level(spdlog::level::from_str(level));
-    logger->flush_on(spdlog::level::trace);
-    spdlog::set_default_logger(logger);
+namespace {
+
+// SQL from the config that MySQL refuses would fail every claim or outcome batch forever:
+// better not to start. A MySQL that cannot be reached is waited out by the queues instead.
+bool statements_prepare(const Config& config) {
+    std::string unreachable;
+    const auto problems = prepare_all_statements(config, unreachable);
+    for (const auto& problem : problems) spdlog::error("config error: {}", problem);
+    if (!unreachable.empty()) {
+        spdlog::warn(
+            "could not check the statements before starting ({}); starting anyway, the queues wait "
+            "for MySQL",
+            unreachable);
+    }
+    return problems.empty();
 }
+
+}  // namespace
 
 int command_run(const Config& config) {
     // Block the signals before any thread starts, so that only sigwait below sees them.
@@ -27,13 +40,28 @@ int command_run(const Config& config) {
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-    spdlog::info("rowpump dispatcher starting: {} queue(s), config {}", config.queues.size(), config.file);
+    spdlog::info("rowpump dispatcher starting: {} queue(s), config {}", config.queues.size(),
+                 config.file);
+    if (auto refusal = refused_login(config)) {
+        spdlog::critical("{}; exiting", *refusal);
+        return kLoginRefusedExit;
+    }
+    if (!statements_prepare(config)) return 2;
     Dispatcher dispatcher(config);
-    dispatcher.start();
+    try {
+        dispatcher.start();
+    } catch (const std::runtime_error& e) {
+        spdlog::critical("{}", e.what());
+        return 1;
+    }
+    ServiceMonitor monitor(SystemdNotifier::from_environment(), dispatcher.health());
+    monitor.start();
 
     int sig = 0;
     sigwait(&signals, &sig);
-    spdlog::info("received {}; finishing the current batches (send it again to exit at once)", strsignal(sig));
+    spdlog::info("received {}; finishing the current batches (send it again to exit at once)",
+                 strsignal(sig));
+    monitor.stopping();
     dispatcher.stop();
     std::thread([signals]() mutable {
         int again = 0;

@@ -1,7 +1,6 @@
 #include <cppconn/exception.h>
-#include <cppconn/resultset.h>
-#include <cppconn/statement.h>
 #include <mysql_connection.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -11,94 +10,134 @@
 #include <ostream>
 #include <thread>
 
-#include "rowpump/common/protocol.hpp"
+#include "queue_status.hpp"
 #include "rowpump/common/redis.hpp"
 #include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/mysql_session.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
-#include "rowpump/dispatcher/redis_queue.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql_errors.hpp"
 
 namespace rowpump {
 
 namespace {
 
-struct Snapshot {
-    std::int64_t due = 0, ready = 0, in_flight = 0, workers = 0;
-    std::map<std::string, std::int64_t> stats;
-};
+using nlohmann::json;
 
-Snapshot take_snapshot(sql::Connection& mysql, redis::Connection& redis, const QueueConfig& queue) {
-    Snapshot s;
-    std::unique_ptr<sql::Statement> stmt(mysql.createStatement());
-    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery(QueueSql(queue).count_due()));
-    if (rs->next()) s.due = rs->getInt64(1);
-
-    const auto keys = protocol::keys_for(queue.name);
-    s.ready = redis.command({"LLEN", keys.ready}).integer();
-    const auto workers = redis.command({"SMEMBERS", keys.workers}).strings();
-    s.workers = static_cast<std::int64_t>(workers.size());
-    for (const auto& w : workers) s.in_flight += redis.command({"LLEN", keys.processing(w)}).integer();
-    const auto fields = redis.command({"HGETALL", keys.stats}).strings();
-    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) s.stats[fields[i]] = std::stoll(fields[i + 1]);
-    return s;
+std::string clock_time(const char* format) {
+    std::time_t now = std::time(nullptr);
+    char text[32];
+    std::strftime(text, sizeof text, format, std::localtime(&now));
+    return text;
 }
 
-std::string clock_time() {
-    std::time_t now = std::time(nullptr);
-    char text[16];
-    std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
-    return text;
+// Per-second rates of two counters between two looks; nullopt on the first look.
+struct Rates {
+    std::optional<double> dispatched, done;
+};
+
+Rates rates(const QueueStatus& now, const QueueStatus* before, double seconds) {
+    if (before == nullptr || seconds <= 0) return {};
+    auto rate = [&](const char* name) {
+        return static_cast<double>(protocol::stat(now.redis.stats, name) -
+                                   protocol::stat(before->redis.stats, name)) /
+               seconds;
+    };
+    return {rate(protocol::kStatDispatched), rate(protocol::kStatCompleted)};
+}
+
+std::string due_text(const QueueStatus& s) {
+    if (!s.gauges) return "?";
+    return (s.gauges->due_capped ? ">" : "") + std::to_string(s.gauges->due);
+}
+
+std::string age_text(const QueueStatus& s) {
+    if (!s.gauges || !s.gauges->oldest_due_age) return "-";
+    return format_duration(Millis(s.gauges->oldest_due_age->count() / 1000 * 1000));
 }
 
 void print_header(std::ostream& out) {
     char line[256];
-    std::snprintf(line, sizeof line, "%-8s %-20s %9s %8s %9s %7s %12s %10s %9s %8s %6s %6s %5s\n", "time", "queue",
-                  "due", "ready", "in_flight", "workers", "dispatched/s", "done/s", "done", "retried", "dead",
-                  "stale", "bad");
+    std::snprintf(line, sizeof line,
+                  "%-8s %-20s %9s %8s %9s %7s %12s %10s %9s %8s %6s %6s %5s %8s %s\n", "time",
+                  "queue", "due", "ready", "in_flight", "workers", "dispatched/s", "done/s", "done",
+                  "retried", "dead", "stale", "bad", "oldest", "leader");
     out << line;
 }
 
-void print_row(std::ostream& out, const std::string& queue, const Snapshot& now, const Snapshot* before,
-               double seconds) {
-    auto stat = [](const Snapshot& s, const char* name) {
-        auto it = s.stats.find(name);
-        return it == s.stats.end() ? std::int64_t{0} : it->second;
+void print_row(std::ostream& out, const QueueStatus& s, const Rates& r) {
+    using namespace protocol;
+    auto stat = [&](const char* name) {
+        return static_cast<long long>(protocol::stat(s.redis.stats, name));
     };
-    auto rate = [&](const char* name) -> std::string {
-        if (before == nullptr || seconds <= 0) return "-";
-        return std::to_string(static_cast<std::int64_t>(
-            static_cast<double>(stat(now, name) - stat(*before, name)) / seconds + 0.5));
+    auto rate = [](const std::optional<double>& v) {
+        return v ? std::to_string(static_cast<std::int64_t>(*v + 0.5)) : std::string("-");
     };
-    char line[256];
-    std::snprintf(line, sizeof line, "%-8s %-20s %9lld %8lld %9lld %7lld %12s %10s %9lld %8lld %6lld %6lld %5lld\n",
-                  clock_time().c_str(), queue.c_str(), static_cast<long long>(now.due),
-                  static_cast<long long>(now.ready), static_cast<long long>(now.in_flight),
-                  static_cast<long long>(now.workers), rate("dispatched").c_str(), rate("completed").c_str(),
-                  static_cast<long long>(stat(now, "completed")), static_cast<long long>(stat(now, "retried")),
-                  static_cast<long long>(stat(now, "dead")), static_cast<long long>(stat(now, "stale")),
-                  static_cast<long long>(stat(now, "bad")));
+    const std::string leader =
+        (s.leader.empty() ? "-" : s.leader) + (s.paused_by ? " (paused)" : "");
+    char line[512];
+    std::snprintf(
+        line, sizeof line,
+        "%-8s %-20s %9s %8lld %9lld %7lld %12s %10s %9lld %8lld %6lld %6lld %5lld %8s %s\n",
+        clock_time("%H:%M:%S").c_str(), s.queue.c_str(), due_text(s).c_str(),
+        static_cast<long long>(s.redis.ready), static_cast<long long>(s.redis.in_flight),
+        static_cast<long long>(s.redis.workers), rate(r.dispatched).c_str(), rate(r.done).c_str(),
+        stat(kStatCompleted), stat(kStatRetried), stat(kStatDead), stat(kStatStale), stat(kStatBad),
+        age_text(s).c_str(), leader.c_str());
     out << line << std::flush;
+}
+
+// One JSON object per queue and look, on one line (README.md, "rowpump status --json").
+void print_json(std::ostream& out, const QueueStatus& s, const Rates& r) {
+    auto optional = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+    json counters = json::object();
+    for (const char* name :
+         {protocol::kStatDispatched, protocol::kStatCompleted, protocol::kStatRetried,
+          protocol::kStatDead, protocol::kStatStale, protocol::kStatBad, protocol::kStatReaped})
+        counters[name] = protocol::stat(s.redis.stats, name);
+    json o = {{"time", clock_time("%Y-%m-%dT%H:%M:%S%z")},
+              {"queue", s.queue},
+              {"due", s.gauges ? json(s.gauges->due) : json(nullptr)},
+              {"due_capped", s.gauges && s.gauges->due_capped},
+              {"due_counted_by", s.counted_here ? json("status") : json(s.gauges->leader)},
+              {"oldest_due_age_seconds", nullptr},
+              {"ready", s.redis.ready},
+              {"in_flight", s.redis.in_flight},
+              {"workers", s.redis.workers},
+              {"dispatched_per_second", optional(r.dispatched)},
+              {"done_per_second", optional(r.done)},
+              {"counters", counters},
+              {"leader", s.leader.empty() ? json(nullptr) : json(s.leader)},
+              {"standby", s.standby},
+              {"paused", s.paused_by.has_value()}};
+    if (s.gauges && s.gauges->oldest_due_age)
+        o["oldest_due_age_seconds"] =
+            static_cast<double>(s.gauges->oldest_due_age->count()) / 1000.0;
+    out << o.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
 }
 
 }  // namespace
 
-int command_status(const Config& config, Millis watch, int count, std::ostream& out, std::ostream& err) {
+int command_status(const Config& config, Millis watch, int count, bool as_json, std::ostream& out,
+                   std::ostream& err) {
     try {
         auto mysql = connect_mysql(config.mysql);
-        auto redis = redis::Connection::connect(redis_options(config.redis));
-        std::map<std::string, Snapshot> previous;
+        auto redis = redis::Connection::connect(config.redis);
+        QueueStatusReader reader(config, *mysql, redis);
+        std::map<std::string, QueueStatus> previous;
         auto last = std::chrono::steady_clock::now();
-        print_header(out);
-        for (int round = 0; watch.count() == 0 ? round < 1 : (count == 0 || round < count); ++round) {
+        if (!as_json) print_header(out);
+        for (int round = 0; watch.count() == 0 ? round < 1 : (count == 0 || round < count);
+             ++round) {
             if (round > 0) std::this_thread::sleep_for(watch);
             const auto now = std::chrono::steady_clock::now();
             const double seconds = std::chrono::duration<double>(now - last).count();
             last = now;
             for (const auto& queue : config.queues) {
-                Snapshot snapshot = take_snapshot(*mysql, redis, queue);
+                QueueStatus status = reader.read(queue);
                 auto it = previous.find(queue.name);
-                print_row(out, queue.name, snapshot, it == previous.end() ? nullptr : &it->second, seconds);
-                previous[queue.name] = std::move(snapshot);
+                const Rates r =
+                    rates(status, it == previous.end() ? nullptr : &it->second, seconds);
+                as_json ? print_json(out, status, r) : print_row(out, status, r);
+                previous[queue.name] = std::move(status);
             }
         }
     } catch (const sql::SQLException& e) {

@@ -1,10 +1,19 @@
 #include "rowpump/dispatcher/dispatcher.hpp"
 
+#include "http_endpoint.hpp"
+#include "observer.hpp"
 #include "queue_runner.hpp"
 
 namespace rowpump {
 
-Dispatcher::Dispatcher(const Config& config) : config_(config) {}
+Dispatcher::Dispatcher(const Config& config) : config_(config) {
+    for (const auto& queue : config_.queues) {
+        metrics_.push_back(std::make_unique<QueueMetrics>(queue.name));
+        health_.push_back(std::make_unique<QueueHealth>(queue.name));
+    }
+    observer_ = std::make_unique<Observer>(config_, metrics_);
+    if (config_.http) http_ = std::make_unique<HttpEndpoint>(config_, metrics_, *observer_);
+}
 
 Dispatcher::~Dispatcher() {
     stop();
@@ -12,9 +21,15 @@ Dispatcher::~Dispatcher() {
 }
 
 void Dispatcher::start() {
-    for (const auto& queue : config_.queues) {
-        threads_.emplace_back([this, &queue] { QueueRunner(config_, queue, stopping_, mutex_, wake_).run(); });
+    if (http_) http_->start();  // first: a port that cannot be had stops the start
+    for (std::size_t i = 0; i < config_.queues.size(); ++i) {
+        threads_.emplace_back([this, i] {
+            QueueRunner(config_, config_.queues[i], stopping_, mutex_, wake_, *metrics_[i],
+                        *health_[i])
+                .run();
+        });
     }
+    observer_->start();
 }
 
 void Dispatcher::stop() noexcept {
@@ -32,6 +47,9 @@ void Dispatcher::join() {
         if (t.joinable()) t.join();
     }
     threads_.clear();
+    // After the queues: the endpoint keeps answering (/healthz, /metrics) while they drain.
+    if (http_) http_->stop();
+    observer_->stop();
 }
 
 }  // namespace rowpump

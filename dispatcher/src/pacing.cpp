@@ -40,12 +40,6 @@ std::int64_t dispatch_capacity(std::int64_t batch, std::int64_t max_backlog,
     return std::max<std::int64_t>(0, std::min({batch, max_backlog - ready_length, rate_available}));
 }
 
-Millis Backoff::next() {
-    Millis current = next_;
-    next_ = std::min(max_, next_ * 2);
-    return current;
-}
-
 Millis retry_backoff(const RetryConfig& retry, int failed_attempts, double jitter) {
     const int doublings = std::clamp(failed_attempts - 1, 0, 40);
     Millis delay = retry.cap;

@@ -3,105 +3,164 @@
 #include <cppconn/exception.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <exception>
 #include <future>
 
-#include "rowpump/dispatcher/mysql_session.hpp"
+#include "rowpump/common/log_text.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql_errors.hpp"
 
 namespace rowpump {
 
 namespace {
 
 constexpr std::int64_t kDoneBatch = 1000;  // done messages applied per cycle
-constexpr Millis kStandby{2000};           // how often a stand-by dispatcher asks for the lock
+// Longest a cycle may take before /healthz calls the loop stuck: above InnoDB's default lock
+// wait (50 s), which a cycle may meet a few times before giving up.
+constexpr Millis kCycleLimit{120000};
 
-std::string shorten(const std::string& text) {
-    return text.size() <= 200 ? text : text.substr(0, 200) + "...";
+// How many entries were refused, and the first one's error with its message, for a log line.
+std::pair<std::size_t, std::string> refusals(const std::vector<DoneEntry>& entries) {
+    std::pair<std::size_t, std::string> out{0, ""};
+    for (const auto& entry : entries) {
+        if (!entry.set_aside()) continue;
+        if (out.first++ == 0)
+            out.second = log_text(entry.why_set_aside()) +
+                         (entry.accepted() ? ", counted as a failed attempt" : "") +
+                         " (message: " + log_text(entry.message) + ")";
+    }
+    return out;
+}
+
+bool any_accepted(const std::vector<DoneEntry>& entries) {
+    return std::any_of(entries.begin(), entries.end(),
+                       [](const DoneEntry& e) { return e.accepted(); });
 }
 
 }  // namespace
 
-QueueRunner::QueueRunner(const Config& config, const QueueConfig& queue, const std::atomic<bool>& stopping,
-                         std::mutex& mutex, std::condition_variable& wake)
+QueueRunner::QueueRunner(const Config& config, const QueueConfig& queue,
+                         const std::atomic<bool>& stopping, std::mutex& mutex,
+                         std::condition_variable& wake, QueueMetrics& metrics, QueueHealth& health)
     : config_(config),
       queue_(queue),
       stopping_(stopping),
       mutex_(mutex),
       wake_(wake),
+      metrics_(metrics),
+      health_(health),
+      leadership_(queue.name, queue.leader_timeout),
       limiter_(queue.rate),
       idle_(queue.poll_min, queue.poll_max),
-      reconnect_(Millis(100), Millis(5000)) {}
+      reconnect_(Millis(100), Millis(5000)),
+      outage_("queue " + queue.name, config.outage_summary_interval),
+      lease_keeper_(queue) {}
 
 void QueueRunner::run() {
     MysqlThread mysql_thread;
-    spdlog::info("queue {}: started (table {}, batch {}, lease {}, max_backlog {})", queue_.name, queue_.table,
-                 queue_.batch, format_duration(queue_.lease), queue_.max_backlog);
-    bool failing = false;  // log the first failure loudly, repeats quietly, recovery once
+    spdlog::info("queue {}: started (table {}, batch {}, lease {}, max_backlog {})", queue_.name,
+                 queue_.table, queue_.batch, format_duration(queue_.lease), queue_.max_backlog);
     while (!stopping_) {
         Millis pause{0};
+        metrics_.expect_progress(kCycleLimit);
+        health_.cycle_started(Clock::now());
         try {
-            pause = connect() ? cycle() : kStandby;
-            if (failing) spdlog::info("queue {}: recovered", queue_.name);
-            failing = false;
+            // The leader renews its lock at least this often; a stand-by asks this often.
+            pause = std::min(connect() ? cycle() : Millis::max(), leadership_.renew_every());
+            health_.set_role(leadership_.leading() ? QueueRole::leader : QueueRole::standby);
+            outage_.succeeded();
             reconnect_.reset();
-        } catch (const std::exception& e) {
-            const auto* sql_error = dynamic_cast<const sql::SQLException*>(&e);
-            std::string what = sql_error ? describe(*sql_error) : std::string("Redis: ") + e.what();
-            if (sql_error && !is_lock_conflict(*sql_error)) {
-                store_.reset();  // reopened (and the leader lock taken again) by connect()
+        } catch (const LeadershipLost&) {
+            leadership_.lost();  // what it had claimed and not pushed was released
+        } catch (const sql::SQLException& e) {
+            metrics_.error(is_connection_error(e) ? ErrorKind::mysql_connection : ErrorKind::mysql);
+            if (!is_lock_conflict(e)) {
+                store_.reset();  // reopened by connect()
                 outcome_store_.reset();
-            } else if (!sql_error) {
-                redis_.reset();
+                metrics_.set(Gauge::mysql_connected, 0);
+                metrics_.set(Gauge::leader, 0);
             }
-            pause = reconnect_.next();
-            const bool transient = sql_error ? is_connection_error(*sql_error) || is_lock_conflict(*sql_error)
-                                             : dynamic_cast<const redis::IoError*>(&e) != nullptr;
-            const auto level = !transient ? spdlog::level::err
-                               : failing  ? spdlog::level::debug
-                                          : spdlog::level::warn;
-            spdlog::log(level, "queue {}: {}; retrying in {}", queue_.name, what, format_duration(pause));
-            failing = true;
+            pause = failed(describe(e), is_connection_error(e) || is_lock_conflict(e));
+        } catch (const redis::IoError& e) {
+            metrics_.error(ErrorKind::redis_connection);
+            metrics_.set(Gauge::redis_connected, 0);
+            redis_.reset();
+            pause = failed(std::string("Redis: ") + e.what(), true);
+        } catch (const std::exception& e) {  // redis::ReplyError, or a reply that made no sense
+            metrics_.error(ErrorKind::redis);
+            metrics_.set(Gauge::redis_connected, 0);
+            redis_.reset();
+            pause = failed(std::string("Redis: ") + e.what(), false);
         }
+        metrics_.expect_progress(pause + kCycleLimit);
+        health_.cycle_ended();
         sleep_for(pause);
     }
+    resign();
     spdlog::info("queue {}: stopped", queue_.name);
 }
 
+// Logs a failure of the cycle (see OutageLog); returns how long to wait before trying again.
+Millis QueueRunner::failed(const std::string& what, bool transient) {
+    const Millis pause = reconnect_.next();
+    outage_.failed(what, transient, pause);
+    health_.set_role(QueueRole::retrying, what);
+    return pause;
+}
+
 bool QueueRunner::connect() {
-    if (!store_) {
-        store_ = QueueStore::open(config_, queue_);
-        leader_ = false;
-    }
+    if (!store_) store_ = QueueStore::open(config_, queue_);
     if (!outcome_store_) outcome_store_ = QueueStore::open(config_, queue_);
+    metrics_.set(Gauge::mysql_connected, 1);
     if (!redis_) {
-        redis_.emplace(RedisQueue::open(config_.redis, queue_));
+        redis_.emplace(RedisQueue::open(config_.redis, queue_, leadership_.id()));
         redis_->announce();
     }
-    if (!leader_) {
-        leader_ = store_->try_lead();
-        spdlog::log(leader_ ? spdlog::level::info : spdlog::level::debug, "queue {}: {}", queue_.name,
-                    leader_ ? "took the leader lock; dispatching"
-                            : "another dispatcher holds the leader lock; standing by");
+    metrics_.set(Gauge::redis_connected, 1);
+    // A busy leader's pushes renew the lock; the lead script runs when none did lately.
+    if (leadership_.renewal_due()) leadership_.update(redis_->lead());
+    metrics_.set(Gauge::leader, leadership_.leading() ? 1 : 0);
+    return leadership_.leading();
+}
+
+// On a clean stop, so that a stand-by need not wait for the lock to expire.
+void QueueRunner::resign() {
+    if (!redis_ || !leadership_.leading()) return;
+    try {
+        redis_->resign();
+    } catch (const std::exception& e) {
+        spdlog::warn(
+            "queue {}: could not give up the leader lock ({}); a stand-by takes over "
+            "when it expires",
+            queue_.name, e.what());
     }
-    return leader_;
 }
 
 Millis QueueRunner::cycle() {
-    DoneBatch done = take_done();
+    // Paused (rowpump pause, the dashboard): apply outcomes and take back tasks, claim nothing.
+    RedisQueue::Inbox inbox = redis_->take_done(kDoneBatch);
+    std::vector<DoneEntry>& done = inbox.done;
+    const bool paused = inbox.paused;
+    metrics_.set(Gauge::paused, paused ? 1 : 0);
     auto apply = [this, &done] {
-        return apply_isolating(*outcome_store_, done.outcomes, done.valid, done.bad, done.first_error);
+        const auto started = Clock::now();
+        auto counts = apply_isolating(*outcome_store_, done);
+        metrics_.outcome_batch_duration().observe(Clock::now() - started);
+        return counts;
     };
     // A claim that resumes a sweep reads only rows ahead of all rows in flight, so it can run
     // beside their outcomes. A claim from the start of the order reads the rows in flight too,
     // and would wait for (or deadlock with) the outcome transaction: outcomes go first then.
     AppliedCounts counts;
     std::future<AppliedCounts> applying;  // declared after `done`: joined before it goes
-    if (!done.outcomes.empty() && store_->resuming_sweep()) {
+    const bool any_outcome = any_accepted(done);
+    if (any_outcome && store_->resuming_sweep()) {
         applying = std::async(std::launch::async, [&apply] {
             MysqlThread mysql_thread;
             return apply();
         });
-    } else if (!done.outcomes.empty()) {
+    } else if (any_outcome) {
         counts = apply();
     }
 
@@ -111,7 +170,12 @@ Millis QueueRunner::cycle() {
     try {
         if (!reaped_.empty() || now >= next_reap_) reap();
         rate_left = limiter_.available(now);
-        capacity = dispatch_capacity(queue_.batch, queue_.max_backlog, redis_->ready_length(), rate_left);
+        if (queue_.rate && rate_left > 0) rate_left = std::min(rate_left, read_window());
+        const auto ready = redis_->ready_length();
+        metrics_.set(Gauge::ready, ready);
+        capacity =
+            paused ? 0 : dispatch_capacity(queue_.batch, queue_.max_backlog, ready, rate_left);
+        if (capacity > 0) lease_keeper_.keep(*store_, *redis_);
         claimed = capacity > 0 ? dispatch(now, capacity) : 0;
     } catch (...) {
         dispatch_error = std::current_exception();
@@ -121,14 +185,16 @@ Millis QueueRunner::cycle() {
     const auto applied = ack_done(done, counts);
     if (dispatch_error) std::rethrow_exception(dispatch_error);
 
-    if (capacity == 0 && rate_left == 0) {
+    if ((capacity == 0 && rate_left == 0) || window_opens_ > Clock::now()) {
         idle_.reset();
-        return std::max(Millis(1), std::chrono::ceil<Millis>(limiter_.next_available(now) - now));
+        const auto opens = std::max(limiter_.next_available(now), window_opens_);
+        return std::max(Millis(1), std::chrono::ceil<Millis>(opens - Clock::now()));
     }
     if (applied == kDoneBatch || (capacity > 0 && claimed == capacity)) {
         idle_.reset();  // more is waiting
         return Millis(0);
     }
+    if (paused && applied == 0) return idle_.next();
     if (capacity == 0 || claimed > 0 || applied > 0) {
         idle_.reset();  // busy, or waiting for workers to make room
         return queue_.poll_min;
@@ -137,76 +203,94 @@ Millis QueueRunner::cycle() {
 }
 
 std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
+    const auto claim_started = Clock::now();
     const Claim claim = store_->claim(capacity);
+    metrics_.claimed(Clock::now() - claim_started);
     if (claim.rows.empty()) return 0;
-    std::vector<std::string> messages;
-    messages.reserve(claim.rows.size());
-    for (const auto& row : claim.rows) messages.push_back(protocol::format_ready(row.id, row.token));
+    const auto rows = static_cast<std::int64_t>(claim.rows.size());
+    PushWindow window;
     try {
-        redis_->push(messages);
+        window = redis_->push(claim.rows);
     } catch (const std::exception& push_error) {
         // Counted against the rate all the same: part of the batch may have reached Redis.
-        limiter_.record(Clock::now(), static_cast<std::int64_t>(messages.size()));
+        limiter_.record(Clock::now(), rows);
         try {
             const auto released = store_->release(claim);
             spdlog::warn("queue {}: push failed; released {} claims", queue_.name, released);
         } catch (const sql::SQLException& e) {
-            spdlog::warn("queue {}: push failed and releasing the claims failed too ({}); {} rows wait "
-                         "for their lease",
-                         queue_.name, describe(e), messages.size());
+            spdlog::warn(
+                "queue {}: push failed and releasing the claims failed too ({}); {} rows wait "
+                "for their lease",
+                queue_.name, describe(e), rows);
             store_.reset();
         }
         throw;
     }
-    // The push has completed: the next dispatch cannot reach Redis sooner than the rate allows.
-    limiter_.record(Clock::now(), static_cast<std::int64_t>(messages.size()));
-    spdlog::debug("queue {}: dispatched {} rows (capacity {}) in {} ms", queue_.name, messages.size(), capacity,
-                  std::chrono::duration_cast<Millis>(Clock::now() - now).count());
-    return static_cast<std::int64_t>(messages.size());
-}
-
-QueueRunner::DoneBatch QueueRunner::take_done() {
-    DoneBatch batch;
-    batch.messages = redis_->peek_done(kDoneBatch);
-    const auto& declared = queue_.on_success ? queue_.on_success->placeholders : std::vector<std::string>{};
-    for (const auto& message : batch.messages) {
-        std::string error;
-        auto done = protocol::parse_done(message, error);
-        if (done) error = check_values(*done, declared);
-        if (error.empty()) {
-            batch.outcomes.push_back(std::move(*done));
-            batch.valid.push_back(message);
-            continue;
-        }
-        if (batch.bad.empty()) batch.first_error = error + " (message: " + shorten(message) + ")";
-        batch.bad.push_back(message);
+    window_opens_ = Clock::now() + window.wait;
+    if (!window.leader) {
+        // This dispatcher stopped (or froze) long enough for another to take over: nothing
+        // was pushed, and the claims go back at once.
+        const auto released = store_->release(claim);
+        spdlog::info("queue {}: the push was refused by the leader lock; released {} claims",
+                     queue_.name, released);
+        throw LeadershipLost("push refused");
     }
-    return batch;
+    if (!window.pushed) {
+        // Another dispatcher pushed since the window was read: these rows wait for the next.
+        spdlog::debug("queue {}: the push window is full; released {} claims", queue_.name,
+                      store_->release(claim));
+        return 0;
+    }
+    // The push has completed: the next dispatch cannot reach Redis sooner than the rate allows.
+    // (The window in Redis says the same; this copy also holds when Redis loses it.)
+    limiter_.record(Clock::now(), rows);
+    metrics_.add(Counter::dispatched, rows);
+    leadership_.renewed();
+    health_.add_dispatched(rows);
+    spdlog::debug("queue {}: dispatched {} rows (capacity {}) in {} ms", queue_.name, rows,
+                  capacity, std::chrono::duration_cast<Millis>(Clock::now() - now).count());
+    return rows;
 }
 
-std::int64_t QueueRunner::ack_done(const DoneBatch& done, const AppliedCounts& counts) {
-    if (done.messages.empty()) return 0;
-    redis_->ack_done(done.messages.size(), done.bad,
-                     {{"completed", counts.completed},
-                      {"retried", counts.retried},
-                      {"dead", counts.dead},
-                      {"stale", counts.stale},
-                      {"bad", static_cast<std::int64_t>(done.bad.size())}});
-    if (!done.bad.empty()) {
-        spdlog::warn("queue {}: moved {} refused done messages to rowpump:{{{}}}:bad; first: {}", queue_.name,
-                     done.bad.size(), queue_.name, done.first_error);
+std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
+                                   const AppliedCounts& counts) {
+    if (done.empty()) return 0;
+    if (!redis_->ack_done(done, {{protocol::kStatCompleted, counts.completed},
+                                 {protocol::kStatRetried, counts.retried},
+                                 {protocol::kStatDead, counts.dead},
+                                 {protocol::kStatStale, counts.stale}})) {
+        // The new leader reads the same messages: their outcomes are already applied, so
+        // there they count as stale.
+        throw LeadershipLost("done-list trim refused");
+    }
+    const auto [refused, first] = refusals(done);
+    metrics_.applied(counts, static_cast<std::int64_t>(refused), 0);
+    if (refused > 0) {
+        spdlog::warn("queue {}: moved {} refused done messages to {}; first: {}", queue_.name,
+                     refused, redis_->keys().bad, first);
+    }
+    if (counts.again > 0) {
+        spdlog::info(
+            "queue {}: {} outcomes had been applied already (a dispatcher stopped before "
+            "acknowledging them); counted once",
+            queue_.name, counts.again);
     }
     if (counts.stale > 0) {
-        spdlog::info("queue {}: ignored {} stale outcomes (their claim had expired or was taken back)",
-                     queue_.name, counts.stale);
+        spdlog::info(
+            "queue {}: ignored {} stale outcomes (their claim had expired or was taken back)",
+            queue_.name, counts.stale);
     }
-    if (counts.dead > 0) spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", queue_.name, counts.dead);
-    return static_cast<std::int64_t>(done.messages.size());
+    if (counts.dead > 0)
+        spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", queue_.name, counts.dead);
+    return static_cast<std::int64_t>(done.size());
 }
 
-AppliedCounts QueueRunner::apply_isolating(QueueStore& store, const std::vector<protocol::Done>& outcomes,
-                                           const std::vector<std::string>& messages, std::vector<std::string>& bad,
-                                           std::string& first_error) {
+AppliedCounts QueueRunner::apply_isolating(QueueStore& store, std::vector<DoneEntry>& entries) {
+    std::vector<protocol::Done> outcomes;
+    outcomes.reserve(entries.size());
+    for (const auto& entry : entries) {
+        if (entry.accepted()) outcomes.push_back(*entry.done);
+    }
     if (outcomes.empty()) return {};
     try {
         return store.apply(outcomes);
@@ -214,13 +298,13 @@ AppliedCounts QueueRunner::apply_isolating(QueueStore& store, const std::vector<
         if (is_connection_error(e) || !is_data_error(e)) throw;
     }
     AppliedCounts counts;
-    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    for (auto& entry : entries) {
+        if (!entry.accepted()) continue;
         try {
-            counts += store.apply({outcomes[i]});
+            counts += store.apply({*entry.done});
         } catch (const sql::SQLException& e) {
             if (is_connection_error(e) || !is_data_error(e)) throw;
-            if (bad.empty()) first_error = describe(e) + " (message: " + shorten(messages[i]) + ")";
-            bad.push_back(messages[i]);
+            entry.error = describe(e);
         }
     }
     return counts;
@@ -228,26 +312,20 @@ AppliedCounts QueueRunner::apply_isolating(QueueStore& store, const std::vector<
 
 void QueueRunner::reap() {
     next_reap_ = Clock::now() + queue_.reap_interval;
-    for (const auto& [worker, messages] : redis_->reap_dead_workers()) {
-        std::vector<std::string> bad;
-        for (const auto& message : messages) {
-            std::string error;
-            auto task = protocol::parse_ready(message, error);
-            if (!task) {
-                bad.push_back(message);
-                continue;
-            }
-            protocol::Done done;
-            done.ready = message;
-            done.task = std::move(*task);
-            done.verb = protocol::Verb::retry;
-            done.reason = "worker " + worker + " stopped sending heartbeats";
-            done.delay = Millis(0);
-            reaped_.push_back(std::move(done));
+    for (auto& worker : redis_->reap_dead_workers()) {
+        for (auto& task : worker.tasks) {
+            DoneEntry entry;
+            entry.message = task.message;
+            entry.done.emplace();
+            entry.done->task = std::move(task);
+            entry.done->verb = Verb::retry;
+            entry.done->reason = "worker " + worker.worker_id + " stopped sending heartbeats";
+            entry.done->delay = Millis(0);
+            reaped_.push_back(std::move(entry));
         }
-        spdlog::warn("queue {}: worker {} stopped sending heartbeats; took back {} tasks", queue_.name, worker,
-                     messages.size());
-        if (!bad.empty()) redis_->move_aside(bad, {{"bad", static_cast<std::int64_t>(bad.size())}});
+        spdlog::warn("queue {}: worker {} stopped sending heartbeats; took back {} tasks",
+                     queue_.name, log_text(worker.worker_id),
+                     worker.tasks.size() + worker.malformed);
     }
     apply_reaped();
 }
@@ -256,20 +334,26 @@ void QueueRunner::apply_reaped() {
     if (reaped_.empty()) return;
     // Kept in memory until applied: a MySQL outage here must not lose them (if this process
     // dies instead, the rows come back when their lease ends).
-    std::vector<std::string> messages, bad;
-    for (const auto& done : reaped_) messages.push_back(done.ready);
-    std::string first_error;
-    const AppliedCounts counts = apply_isolating(*store_, reaped_, messages, bad, first_error);
-    redis_->move_aside(bad, {{"reaped", static_cast<std::int64_t>(reaped_.size())},
-                             {"retried", counts.retried},
-                             {"dead", counts.dead},
-                             {"stale", counts.stale},
-                             {"bad", static_cast<std::int64_t>(bad.size())}});
-    if (!bad.empty()) {
-        spdlog::warn("queue {}: moved {} tasks taken back from workers to rowpump:{{{}}}:bad; first: {}",
-                     queue_.name, bad.size(), queue_.name, first_error);
+    const AppliedCounts counts = apply_isolating(*store_, reaped_);
+    redis_->move_aside(reaped_, {{protocol::kStatReaped, static_cast<std::int64_t>(reaped_.size())},
+                                 {protocol::kStatRetried, counts.retried},
+                                 {protocol::kStatDead, counts.dead},
+                                 {protocol::kStatStale, counts.stale}});
+    const auto [refused, first] = refusals(reaped_);
+    metrics_.applied(counts, static_cast<std::int64_t>(refused),
+                     static_cast<std::int64_t>(reaped_.size()));
+    if (refused > 0) {
+        spdlog::warn("queue {}: moved {} tasks taken back from workers to {}; first: {}",
+                     queue_.name, refused, redis_->keys().bad, first);
     }
     reaped_.clear();
+}
+
+std::int64_t QueueRunner::read_window() {
+    const PushWindow window = redis_->push({});
+    if (!window.leader) throw LeadershipLost("window read refused");
+    window_opens_ = Clock::now() + window.wait;
+    return window.rows_left;
 }
 
 void QueueRunner::sleep_for(Millis pause) {

@@ -9,7 +9,12 @@
 
 #include "rowpump/common/protocol.hpp"
 #include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/leadership.hpp"
+#include "rowpump/dispatcher/lease_keeper.hpp"
+#include "rowpump/dispatcher/outage_log.hpp"
 #include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/queue_health.hpp"
+#include "rowpump/dispatcher/queue_metrics.hpp"
 #include "rowpump/dispatcher/queue_store.hpp"
 #include "rowpump/dispatcher/redis_queue.hpp"
 
@@ -26,31 +31,26 @@ namespace rowpump {
 class QueueRunner {
 public:
     QueueRunner(const Config& config, const QueueConfig& queue, const std::atomic<bool>& stopping,
-                std::mutex& mutex, std::condition_variable& wake);
+                std::mutex& mutex, std::condition_variable& wake, QueueMetrics& metrics,
+                QueueHealth& health);
     void run();
 
 private:
-    bool connect();         // false while not connected or not the leader
-    Millis cycle();         // one round; returns how long to sleep
+    bool connect();  // false while not connected or not the leader; renews the leader lock
+    void resign();
+    Millis failed(const std::string& what, bool transient);
+    Millis cycle();  // one round; returns how long to sleep
     std::int64_t dispatch(TimePoint now, std::int64_t capacity);
-    // Done messages read from Redis, not yet removed from it.
-    struct DoneBatch {
-        std::vector<std::string> messages;      // all of them, in list order
-        std::vector<protocol::Done> outcomes;   // the valid ones
-        std::vector<std::string> valid;         // their messages
-        std::vector<std::string> bad;           // refused (malformed, or by MySQL)
-        std::string first_error;
-    };
-    DoneBatch take_done();
-    // Removes the batch from the done list, moves its refused messages aside, counts and logs.
-    std::int64_t ack_done(const DoneBatch& done, const AppliedCounts& counts);
+    // Rows the push window in Redis takes now (`rate`, shared by every dispatcher).
+    std::int64_t read_window();
+    // Removes the done messages from the done list, moves the refused ones aside, counts and
+    // logs.
+    std::int64_t ack_done(const std::vector<DoneEntry>& done, const AppliedCounts& counts);
     void reap();
     void apply_reaped();
-    // Applies outcomes; when MySQL refuses a value in the batch, applies them one at a time
-    // and moves the refused ones (their `messages`) to `bad`.
-    static AppliedCounts apply_isolating(QueueStore& store, const std::vector<protocol::Done>& outcomes,
-                                         const std::vector<std::string>& messages, std::vector<std::string>& bad,
-                                         std::string& first_error);
+    // Applies the accepted entries; when MySQL refuses a value in the batch, applies them one
+    // at a time and marks the refused ones with MySQL's error.
+    static AppliedCounts apply_isolating(QueueStore& store, std::vector<DoneEntry>& entries);
     void sleep_for(Millis pause);
 
     const Config& config_;
@@ -58,16 +58,21 @@ private:
     const std::atomic<bool>& stopping_;
     std::mutex& mutex_;
     std::condition_variable& wake_;
+    QueueMetrics& metrics_;  // what /metrics, /healthz and the dashboard see of this loop
+    QueueHealth& health_;    // what systemd's STATUS= and watchdog see of this loop
 
-    std::unique_ptr<QueueStore> store_;          // claims; holds the leader lock
+    std::unique_ptr<QueueStore> store_;          // claims
     std::unique_ptr<QueueStore> outcome_store_;  // outcomes of the done list
     std::optional<RedisQueue> redis_;
-    bool leader_ = false;
+    Leadership leadership_;
     RateLimiter limiter_;
+    TimePoint window_opens_{};  // when the push window in Redis takes another row
     Backoff idle_;
     Backoff reconnect_;
+    OutageLog outage_;
     TimePoint next_reap_{};
-    std::vector<protocol::Done> reaped_;  // taken back from dead workers, not yet applied
+    std::vector<DoneEntry> reaped_;  // taken back from dead workers, not yet applied
+    LeaseKeeper lease_keeper_;       // runs before every claim
 };
 
 }  // namespace rowpump

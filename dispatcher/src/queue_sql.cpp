@@ -1,12 +1,16 @@
 #include "rowpump/dispatcher/queue_sql.hpp"
 
+#include <cstdio>
+
 namespace rowpump {
 
 namespace {
 
 // Columns of the joined values table get a prefix no user table is likely to use, so that
 // unqualified column names in on_success still mean the user's table.
-std::string value_column(const std::string& name) { return quote_identifier("_rp_" + name); }
+std::string value_column(const std::string& name) {
+    return quote_identifier("_rp_" + name);
+}
 
 std::string placeholders_list(std::size_t n) {
     std::string out;
@@ -30,91 +34,162 @@ QueueSql::QueueSql(const QueueConfig& queue)
     const std::string order =
         queue.order_by.empty() ? "" : "\nORDER BY " + format_order_by(queue.order_by);
 
-    const std::string stamp = "UPDATE " + table_ + "\nSET " + token_ + " = CONCAT(?, " + attempts_ +
-                              " + 1, '-', HEX(" + id_ + ")),\n    " + lease_ +
-                              " = ?\nWHERE ";
-    claim_ = stamp + claimable + order + "\nLIMIT ?";
-    const std::string expired = lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
-    claim_expired_ = stamp + expired + "\nORDER BY " + lease_ + "\nLIMIT ?";
+    claim_ = stamp(claimable + order);
+    const std::string expired =
+        lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
+    claim_expired_ = stamp(expired + "\nORDER BY " + lease_);
     std::string cursor_column;
     if (!queue.order_by.empty()) {
         const auto& first = queue.order_by.front();
         cursor_column = ", " + quote_identifier(first.column);
-        claim_from_ = stamp + claimable + "\n  AND " + quote_identifier(first.column) + (first.descending ? " <= ?" : " >= ?") +
-                      order + "\nLIMIT ?";
+        claim_from_ = stamp(claimable + "\n  AND " + quote_identifier(first.column) +
+                            (first.descending ? " <= ?" : " >= ?") + order);
     }
-    claim_plan_ = "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " +
-                  table_ + " WHERE " + expired + ")";
+    passed_over_ = "SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
+                   "\nLIMIT " + std::to_string(kPassedOverLimit);
+    claim_plan_ =
+        "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " +
+        table_ + " WHERE " + expired + ")";
     const std::string batch = lease_ + " = ? AND " + token_ + " >= ? AND " + token_ + " < ?";
-    read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " + batch + order;
-    release_ = "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
+    read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " +
+                 batch + order;
+    release_ =
+        "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
                    "\nLIMIT " + std::to_string(queue.batch);
-    count_due_ = "SELECT COUNT(*) FROM " + table_ + " WHERE " + claimable;
-    list_dead_ = "SELECT " + id_ + ", " + attempts_ + ", " + error_ + ", " + dead_ + " FROM " + table_ +
-                 " WHERE " + dead_ + " IS NOT NULL ORDER BY " + dead_ + " DESC LIMIT ?";
-    revive_all_ = "UPDATE " + table_ + " SET " + dead_ + " = NULL, " + attempts_ + " = 0, " + lease_ +
-                  " = NULL, " + token_ + " = NULL WHERE " + dead_ + " IS NOT NULL";
+    claimable_ = claimable;
+    expiring_ = "SELECT " + id_ + ", " + token_ + ", " + lease_ + " FROM " + table_ + " WHERE " +
+                lease_ + " > ? AND " + lease_ + " <= NOW(3) + INTERVAL ? MICROSECOND\n  AND " +
+                dead_ + " IS NULL AND SUBSTRING(" + token_ + ", " + std::to_string(kSettledMarkAt) +
+                ", 1) <> '" + kSettledMark + "'\nORDER BY " + lease_ + " LIMIT ?";
+    list_dead_ = "SELECT " + id_ + ", " + attempts_ + ", " + error_ + ", " + dead_ + " FROM " +
+                 table_ + " WHERE " + dead_ + " IS NOT NULL ORDER BY " + dead_ + " DESC LIMIT ?";
 
     if (queue.on_success) {
         placeholders_ = queue.on_success->placeholders;
-        success_set_ = substitute_placeholders(*queue.on_success, [](const std::string& name) {
-                           return "`_rp`." + value_column(name);
-                       }) +
+        success_set_ = substitute_placeholders(
+                           *queue.on_success,
+                           [](const std::string& name) { return "`_rp`." + value_column(name); }) +
                        ",\n    ";
     }
 }
 
-std::string QueueSql::join_values(std::size_t rows, const std::vector<std::string>& columns) const {
-    // (SELECT ? AS a, ? AS b UNION ALL SELECT ?, ? ...) joined on token and id: the id gives
-    // the primary-key lookup, the token is the fence.
+std::string QueueSql::stamp(const std::string& where_order) const {
+    // The rows are picked by a locking read that skips rows another transaction holds (an
+    // application's SELECT ... FOR UPDATE, an outcome being applied), then stamped through the
+    // primary key. A plain UPDATE ... LIMIT would wait for such a row, and with it every claim
+    // of the queue, for as long as the lock is held: no UPDATE can skip locked rows.
+    return "UPDATE " + table_ + " AS `t` JOIN (\n  SELECT " + id_ + " FROM " + table_ +
+           "\n  WHERE " + where_order +
+           "\n  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n  ON `t`." + id_ +
+           " = `_rp_claim`." + id_ + "\nSET `t`." + token_ + " = CONCAT(?, `t`." + attempts_ +
+           " + 1, '-', HEX(`t`." + id_ + ")),\n    `t`." + lease_ + " = ?";
+}
+
+std::string QueueSql::values_table(std::size_t rows,
+                                   const std::vector<std::string>& columns) const {
+    // (SELECT ? AS a, ? AS b UNION ALL SELECT ?, ? ...) AS _rp
     std::string first = "SELECT ? AS `_rp_token`, ? AS `_rp_id`";
     for (const auto& c : columns) first += ", ? AS " + value_column(c);
     const std::string more = "\n  UNION ALL SELECT " + placeholders_list(columns.size() + 2);
     std::string derived = first;
     for (std::size_t i = 1; i < rows; ++i) derived += more;
-    return "UPDATE " + table_ + " AS `t` JOIN (" + derived + ") AS `_rp`\n  ON `t`." + id_ +
-           " = `_rp`.`_rp_id` AND `t`." + token_ + " = `_rp`.`_rp_token`\n";
+    return "(" + derived + ") AS `_rp`";
+}
+
+std::string QueueSql::join_values(std::size_t rows, const std::vector<std::string>& columns) const {
+    // Joined on token and id: the id gives the primary-key lookup, the token is the fence.
+    return "UPDATE " + table_ + " AS `t` JOIN " + values_table(rows, columns) + "\n  ON `t`." +
+           id_ + " = `_rp`.`_rp_id` AND `t`." + token_ + " = `_rp`.`_rp_token`\n";
+}
+
+std::string QueueSql::settled_token() {
+    // The claim token with its batch's last hex digit replaced: as long as the claim token,
+    // never a valid claim token, and outside every claim batch's token range.
+    return "INSERT(`_rp`.`_rp_token`, " + std::to_string(kSettledMarkAt) + ", 1, '" + kSettledMark +
+           "')";
 }
 
 std::string QueueSql::success(std::size_t rows) const {
-    return join_values(rows, placeholders_) + "SET " + success_set_ + "`t`." + token_ + " = NULL, `t`." +
-           lease_ + " = NULL, `t`." + attempts_ + " = 0, `t`." + error_ + " = NULL";
+    return join_values(rows, placeholders_) + "SET " + success_set_ + "`t`." + token_ + " = " +
+           settled_token() + ", `t`." + lease_ + " = NULL, `t`." + attempts_ + " = 0, `t`." +
+           error_ + " = NULL";
 }
 
 std::string QueueSql::retry(std::size_t rows) const {
-    return join_values(rows, {"attempts", "error", "delay"}) + "SET `t`." + token_ + " = NULL, `t`." +
-           attempts_ + " = `_rp`.`_rp_attempts`, `t`." + error_ + " = `_rp`.`_rp_error`, `t`." + lease_ +
+    return join_values(rows, {"attempts", "error", "delay"}) + "SET `t`." + token_ + " = " +
+           settled_token() + ", `t`." + attempts_ + " = `_rp`.`_rp_attempts`, `t`." + error_ +
+           " = `_rp`.`_rp_error`, `t`." + lease_ +
            " = NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND";
 }
 
 std::string QueueSql::dead(std::size_t rows) const {
     std::string on_dead = queue_.on_dead ? queue_.on_dead->text + ",\n    " : "";
-    return join_values(rows, {"attempts", "error"}) + "SET " + on_dead + "`t`." + token_ + " = NULL, `t`." +
-           lease_ + " = NULL, `t`." + attempts_ + " = `_rp`.`_rp_attempts`, `t`." + error_ +
-           " = `_rp`.`_rp_error`, `t`." + dead_ + " = NOW(3)";
+    return join_values(rows, {"attempts", "error"}) + "SET " + on_dead + "`t`." + token_ + " = " +
+           settled_token() + ", `t`." + lease_ + " = NULL, `t`." + attempts_ +
+           " = `_rp`.`_rp_attempts`, `t`." + error_ + " = `_rp`.`_rp_error`, `t`." + dead_ +
+           " = NOW(3)";
+}
+
+std::string QueueSql::settled(std::size_t rows) const {
+    return "SELECT COUNT(DISTINCT `t`." + id_ + ") FROM " + table_ + " AS `t` JOIN " +
+           values_table(rows, {}) + "\n  ON `t`." + id_ + " = `_rp`.`_rp_id` AND `t`." + token_ +
+           " = " + settled_token();
 }
 
 std::string QueueSql::extend(std::size_t rows) const {
-    return join_values(rows, {"lease"}) + "SET `t`." + lease_ + " = GREATEST(COALESCE(`t`." + lease_ +
-           ", NOW(3)), NOW(3) + INTERVAL `_rp`.`_rp_lease` MICROSECOND)";
+    return join_values(rows, {"lease"}) + "SET `t`." + lease_ + " = GREATEST(COALESCE(`t`." +
+           lease_ + ", NOW(3)), NOW(3) + INTERVAL `_rp`.`_rp_lease` MICROSECOND)";
 }
 
-std::string QueueSql::revive_ids(std::size_t ids) const {
-    return "UPDATE " + table_ + " SET " + dead_ + " = NULL, " + attempts_ + " = 0, " + lease_ + " = NULL, " +
-           token_ + " = NULL WHERE " + dead_ + " IS NOT NULL AND " + id_ + " IN (" + placeholders_list(ids) +
-           ")";
+QueueSql::Revive QueueSql::revive(std::size_t ids, const std::optional<SqlFragment>& set) const {
+    // The rows stay marked dead until the last step, so that every step finds the same rows.
+    const std::string rows =
+        " WHERE " + dead_ + " IS NOT NULL" +
+        (ids == 0 ? "" : " AND " + id_ + " IN (" + placeholders_list(ids) + ")");
+    const std::string not_due = "NOT COALESCE((" + queue_.due.text + "), FALSE)";
+    Revive r;
+    r.reset = "UPDATE " + table_ + " SET " + (set ? set->text + ", " : "") + attempts_ + " = 0, " +
+              lease_ + " = NULL, " + token_ + " = NULL" + rows;
+    r.count = "SELECT COUNT(*), COALESCE(SUM(" + not_due + "), 0) FROM " + table_ + rows;
+    r.not_due = "SELECT " + id_ + " FROM " + table_ + rows + " AND " + not_due + " ORDER BY " +
+                id_ + " LIMIT " + std::to_string(Revive::kShownNotDue);
+    r.finish = "UPDATE " + table_ + " SET " + dead_ + " = NULL" + rows;
+    return r;
+}
+
+std::string QueueSql::count_due(std::int64_t cap, Millis timeout) const {
+    const std::string since = queue_.due_since ? queue_.due_since->text : "NULL";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3f", static_cast<double>(timeout.count()) / 1000.0);
+    return "SET STATEMENT max_statement_time = " + std::string(seconds) +
+           " FOR\nSELECT COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(`s`), NOW(3)) FROM (SELECT " +
+           since + " AS `s` FROM " + table_ + "\nWHERE " + claimable_ + "\nLIMIT " +
+           std::to_string(cap + 1) + ") AS `due`";
+}
+
+std::string QueueSql::discard_ids(std::size_t ids, bool apply_on_dead) const {
+    std::string set = dead_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL";
+    if (apply_on_dead) {
+        set = (queue_.on_dead ? queue_.on_dead->text + ", " : std::string()) + set + ", " + lease_ +
+              " = NULL, " + token_ + " = NULL";
+    }
+    return "UPDATE " + table_ + " SET " + set + " WHERE " + dead_ + " IS NOT NULL AND " + id_ +
+           " IN (" + placeholders_list(ids) + ")";
 }
 
 std::vector<std::string> QueueSql::migrate() const {
     const auto& c = queue_.columns;
     return {"ALTER TABLE " + table_ + "\n  ADD COLUMN IF NOT EXISTS " + token_ +
-                " VARCHAR(80) CHARACTER SET ascii COLLATE ascii_bin NULL,\n  ADD COLUMN IF NOT EXISTS " +
+                " VARCHAR(80) CHARACTER SET ascii COLLATE ascii_bin NULL,\n  ADD COLUMN IF NOT "
+                "EXISTS " +
                 lease_ + " DATETIME(3) NULL,\n  ADD COLUMN IF NOT EXISTS " + attempts_ +
                 " INT UNSIGNED NOT NULL DEFAULT 0,\n  ADD COLUMN IF NOT EXISTS " + error_ +
-                " VARCHAR(1024) NULL,\n  ADD COLUMN IF NOT EXISTS " + dead_ +
-                " DATETIME(3) NULL,\n  ADD INDEX IF NOT EXISTS " + quote_identifier(c.lease_index) + " (" +
-                lease_ + ")"};
+                " VARCHAR(1024) CHARACTER SET utf8mb4 NULL,\n  ADD COLUMN IF NOT EXISTS " + dead_ +
+                " DATETIME(3) NULL,\n  ALGORITHM=INSTANT, LOCK=NONE",
+            "ALTER TABLE " + table_ + "\n  ADD INDEX IF NOT EXISTS " +
+                quote_identifier(c.lease_index) + " (" + lease_ +
+                "),\n  ALGORITHM=NOCOPY, LOCK=NONE"};
 }
 
 }  // namespace rowpump

@@ -5,12 +5,15 @@
 #include <cppconn/resultset.h>
 #include <cppconn/statement.h>
 #include <mysql_connection.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 
-#include "rowpump/dispatcher/mysql_session.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql_errors.hpp"
 #include "rowpump/dispatcher/pacing.hpp"
 
 namespace rowpump {
@@ -20,22 +23,12 @@ namespace {
 // Rows per outcome statement; keeps the parameter count far below MySQL's limit. Outcome
 // statements are prepared once per kind and size, for sizes that are powers of two up to this.
 constexpr std::size_t kRowsPerStatement = 512;
-constexpr std::size_t kMaxErrorBytes = 1000;
+// How often, at most, a claim looks for rows it passed over (one plain SELECT), and how long
+// a row must stay locked before it is reported.
+constexpr std::chrono::milliseconds kLockedRowLook{5000};
 
-std::string micros(Millis d) { return std::to_string(d.count() * 1000); }
-
-// Fits the error column; never cuts a UTF-8 sequence in half.
-std::string clip_error(const std::string& text) {
-    if (text.size() <= kMaxErrorBytes) return text;
-    std::size_t cut = kMaxErrorBytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    return text.substr(0, cut) + "...";
-}
-
-std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out.empty() ? "none" : out;
+std::string micros(Millis d) {
+    return std::to_string(d.count() * 1000);
 }
 
 }  // namespace
@@ -44,29 +37,17 @@ AppliedCounts& AppliedCounts::operator+=(const AppliedCounts& o) {
     completed += o.completed;
     retried += o.retried;
     dead += o.dead;
-    extended += o.extended;
     stale += o.stale;
+    again += o.again;
     return *this;
 }
 
-std::string check_values(const protocol::Done& done, const std::vector<std::string>& declared) {
-    for (const auto& [name, value] : done.values) {
-        if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
-            return "undeclared value '" + name + "' (queue declares: " + join(declared) + ")";
-        }
-    }
-    if (done.verb != protocol::Verb::ok) return "";
-    for (const auto& name : declared) {
-        auto has = [&](const auto& kv) { return kv.first == name; };
-        if (std::none_of(done.values.begin(), done.values.end(), has)) {
-            return "missing value '" + name + "' (on_success uses :" + name + ")";
-        }
-    }
-    return "";
-}
-
 QueueStore::QueueStore(const Config& config, const QueueConfig& queue)
-    : config_(config), queue_(queue), sql_(queue), random_(std::random_device{}()) {}
+    : config_(config),
+      queue_(queue),
+      sql_(queue),
+      random_(std::random_device{}()),
+      locked_rows_(kLockedRowLook) {}
 
 QueueStore::~QueueStore() = default;
 
@@ -79,27 +60,21 @@ std::unique_ptr<QueueStore> QueueStore::open(const Config& config, const QueueCo
     if (!store->sql_.claim_from().empty()) {
         store->claim_from_.reset(store->conn_->prepareStatement(store->sql_.claim_from()));
     }
+    store->passed_over_.reset(store->conn_->prepareStatement(store->sql_.passed_over()));
     store->read_back_.reset(store->conn_->prepareStatement(store->sql_.read_back()));
     store->release_.reset(store->conn_->prepareStatement(store->sql_.release()));
+    store->expiring_.reset(store->conn_->prepareStatement(store->sql_.expiring()));
     return store;
 }
 
-bool QueueStore::try_lead() {
-    std::unique_ptr<sql::PreparedStatement> lock(
-        conn_->prepareStatement("SELECT GET_LOCK(CONCAT('rowpump:', SHA1(?)), 0)"));
-    lock->setString(1, config_.mysql.database + "/" + queue_.name);
-    std::unique_ptr<sql::ResultSet> rs(lock->executeQuery());
-    return rs->next() && !rs->isNull(1) && rs->getInt(1) == 1;
-}
-
 std::int64_t QueueStore::stamp(sql::PreparedStatement& stmt, const std::string& prefix,
-                              const std::string& lease_until, const std::optional<std::string>& cursor,
-                              std::int64_t limit) {
+                               const std::string& lease_until,
+                               const std::optional<std::string>& cursor, std::int64_t limit) {
     unsigned index = 1;
-    stmt.setString(index++, prefix);
-    stmt.setString(index++, lease_until);
     if (cursor) stmt.setString(index++, *cursor);
-    stmt.setInt64(index, limit);
+    stmt.setInt64(index++, limit);
+    stmt.setString(index++, prefix);
+    stmt.setString(index, lease_until);
     std::int64_t changed = 0;
     retry_lock_conflicts([&] { changed = stmt.executeUpdate(); });
     return changed;
@@ -117,17 +92,25 @@ Claim QueueStore::claim(std::int64_t limit) {
     // read-back finds both, and the digit tells swept rows from expired ones.
     char batch[24];
     std::snprintf(batch, sizeof batch, "%015llX", static_cast<unsigned long long>(random_() >> 4));
-    const std::string expired_prefix = std::string(batch) + "0-", sweep_prefix = std::string(batch) + "1-";
+    const std::string expired_prefix = std::string(batch) + "0-",
+                      sweep_prefix = std::string(batch) + "1-";
     const Plan plan = this->plan();
-    Claim claim{expired_prefix, std::string(batch) + "1.", plan.lease_until, {}};  // '.' sorts right after '-'
+    Claim claim{expired_prefix,
+                std::string(batch) + "1.",
+                plan.lease_until,
+                {}};  // '.' sorts right after '-'
 
-    const auto expired =
-        plan.any_expired ? stamp(*claim_expired_, expired_prefix, claim.lease_until, std::nullopt, limit) : 0;
+    const auto expired = plan.any_expired ? stamp(*claim_expired_, expired_prefix,
+                                                  claim.lease_until, std::nullopt, limit)
+                                          : 0;
     std::int64_t swept = 0;
     if (expired < limit) {
         const bool resume = cursor_.has_value();
-        swept = stamp(resume ? *claim_from_ : *claim_, sweep_prefix, claim.lease_until, cursor_, limit - expired);
+        swept = stamp(resume ? *claim_from_ : *claim_, sweep_prefix, claim.lease_until, cursor_,
+                      limit - expired);
         if (swept < limit - expired) cursor_.reset();  // the sweep reached the end: start over
+        // Short, and from the start of the order: every claimable row that nobody held is now ours.
+        if (!resume && swept < limit - expired) look_for_locked_rows();
     }
     if (expired + swept == 0) return claim;
 
@@ -140,11 +123,27 @@ Claim QueueStore::claim(std::int64_t limit) {
     while (rs->next()) {
         claim.rows.push_back({rs->getString(1), rs->getString(2)});
         if (claim_from_ && claim.rows.back().token.rfind(sweep_prefix, 0) == 0) {
-            last_swept = rs->isNull(3) ? std::nullopt : std::optional<std::string>(rs->getString(3));
+            last_swept =
+                rs->isNull(3) ? std::nullopt : std::optional<std::string>(rs->getString(3));
         }
     }
     if (claim_from_ && swept == limit - expired && swept > 0) cursor_ = std::move(last_swept);
     return claim;
+}
+
+void QueueStore::look_for_locked_rows() {
+    const auto now = LockedRowWatch::Clock::now();
+    if (!locked_rows_.look_due(now)) return;
+    std::vector<std::string> ids;
+    std::unique_ptr<sql::ResultSet> rs(passed_over_->executeQuery());
+    while (rs->next()) ids.push_back(rs->getString(1));
+    for (const auto& id : locked_rows_.looked(ids, now)) {
+        spdlog::warn(
+            "queue {}: row {} has been locked by another transaction for {} or more; claims pass "
+            "over "
+            "it until it is released",
+            queue_.name, id, format_duration(locked_rows_.check_every()));
+    }
 }
 
 std::int64_t QueueStore::release(const Claim& claim) {
@@ -154,21 +153,33 @@ std::int64_t QueueStore::release(const Claim& claim) {
     return release_->executeUpdate();
 }
 
-sql::PreparedStatement& QueueStore::outcome_statement(Outcome kind, std::size_t rows) {
-    auto& stmt = outcome_statements_[{kind, rows}];
-    if (!stmt) {
-        switch (kind) {
-            case Outcome::success: stmt.reset(conn_->prepareStatement(sql_.success(rows))); break;
-            case Outcome::retry: stmt.reset(conn_->prepareStatement(sql_.retry(rows))); break;
-            case Outcome::dead: stmt.reset(conn_->prepareStatement(sql_.dead(rows))); break;
-            case Outcome::extend: stmt.reset(conn_->prepareStatement(sql_.extend(rows))); break;
-        }
+std::string QueueStore::outcome_sql(RowUpdate kind, std::size_t rows) const {
+    switch (kind) {
+        case RowUpdate::success:
+            return sql_.success(rows);
+        case RowUpdate::retry:
+            return sql_.retry(rows);
+        case RowUpdate::dead:
+            return sql_.dead(rows);
+        case RowUpdate::extend:
+            return sql_.extend(rows);
+        case RowUpdate::settled:
+            return sql_.settled(rows);
     }
+    return "";
+}
+
+sql::PreparedStatement& QueueStore::outcome_statement(RowUpdate kind, std::size_t rows) {
+    auto& stmt = outcome_statements_[{kind, rows}];
+    if (!stmt) stmt.reset(conn_->prepareStatement(outcome_sql(kind, rows)));
     return *stmt;
 }
 
-std::int64_t QueueStore::update_joined(Outcome kind, const std::vector<std::vector<std::string>>& rows) {
-    std::int64_t changed = 0;
+template <typename Run>
+std::int64_t QueueStore::for_each_chunk(RowUpdate kind,
+                                        const std::vector<std::vector<std::string>>& rows,
+                                        std::size_t columns, Run&& run) {
+    std::int64_t total = 0;
     for (std::size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
         const std::size_t n = std::min(kRowsPerStatement, rows.size() - start);
         std::size_t size = 1;
@@ -178,21 +189,46 @@ std::int64_t QueueStore::update_joined(Outcome kind, const std::vector<std::vect
         // a row once however many joined rows match it, and counts it once.
         unsigned index = 1;
         for (std::size_t i = 0; i < size; ++i) {
-            for (const auto& value : rows[start + std::min(i, n - 1)]) stmt.setString(index++, value);
+            const auto& row = rows[start + std::min(i, n - 1)];
+            for (std::size_t c = 0; c < std::min(columns, row.size()); ++c)
+                stmt.setString(index++, row[c]);
         }
-        changed += stmt.executeUpdate();
+        total += run(stmt);
     }
+    return total;
+}
+
+std::int64_t QueueStore::update_joined(RowUpdate kind,
+                                       const std::vector<std::vector<std::string>>& rows) {
+    return for_each_chunk(kind, rows, SIZE_MAX,
+                          [](sql::PreparedStatement& stmt) { return stmt.executeUpdate(); });
+}
+
+std::int64_t QueueStore::count_settled(const std::vector<std::vector<std::string>>& rows) {
+    // Only (token, id) of each row; COUNT(DISTINCT id) ignores the repeated last row.
+    return for_each_chunk(RowUpdate::settled, rows, 2, [](sql::PreparedStatement& stmt) {
+        std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
+        return rs->next() ? rs->getInt64(1) : 0;
+    });
+}
+
+std::int64_t QueueStore::apply_kind(RowUpdate kind,
+                                    const std::vector<std::vector<std::string>>& rows,
+                                    std::int64_t& already) {
+    const auto changed = update_joined(kind, rows);
+    // Rows applied just now hold the settled token too; the rest of those that do had it
+    // before this batch. Looked up only when some outcome did not apply.
+    if (changed < static_cast<std::int64_t>(rows.size())) already += count_settled(rows) - changed;
     return changed;
 }
 
 AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
-    using protocol::Verb;
     std::vector<std::vector<std::string>> success, retry, dead, extend;
     std::uniform_real_distribution<double> jitter(0.0, 1.0);
     for (const auto& done : outcomes) {
         std::vector<std::string> row{done.task.token, done.task.id};
         const int attempt = done.task.attempt;  // the token fences: attempts = attempt - 1
-        if (done.verb == Verb::ok) {
+        if (done.verb == Verb::success) {
             for (const auto& name : sql_.placeholders()) {
                 auto it = std::find_if(done.values.begin(), done.values.end(),
                                        [&](const auto& kv) { return kv.first == name; });
@@ -204,36 +240,60 @@ AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
             extend.push_back(std::move(row));
         } else if (done.verb == Verb::fail || attempt >= queue_.retry.max_attempts) {
             row.push_back(std::to_string(attempt));
-            row.push_back(clip_error(done.reason));
+            row.push_back(protocol::clip_reason(done.reason));
             dead.push_back(std::move(row));
         } else {
-            Millis delay = done.delay ? *done.delay : retry_backoff(queue_.retry, attempt, jitter(random_));
+            Millis delay = done.delay ? protocol::capped_delay(*done.delay, queue_.retry.max_delay)
+                                      : retry_backoff(queue_.retry, attempt, jitter(random_));
             row.push_back(std::to_string(attempt));
-            row.push_back(clip_error(done.reason));
+            row.push_back(protocol::clip_reason(done.reason));
             row.push_back(micros(delay));
             retry.push_back(std::move(row));
         }
     }
 
     std::unique_ptr<sql::Statement> tx(conn_->createStatement());
-    AppliedCounts counts;
+    AppliedCounts counts, again;
     retry_lock_conflicts([&] {
+        again = {};
         tx->execute("START TRANSACTION");
         try {
-            counts.extended = update_joined(Outcome::extend, extend);
-            counts.completed = update_joined(Outcome::success, success);
-            counts.retried = update_joined(Outcome::retry, retry);
-            counts.dead = update_joined(Outcome::dead, dead);
+            update_joined(RowUpdate::extend, extend);  // not counted: the task's final report is
+            counts.completed = apply_kind(RowUpdate::success, success, again.completed);
+            counts.retried = apply_kind(RowUpdate::retry, retry, again.retried);
+            counts.dead = apply_kind(RowUpdate::dead, dead, again.dead);
             tx->execute("COMMIT");
         } catch (const sql::SQLException& e) {
             if (!is_connection_error(e)) tx->execute("ROLLBACK");
             throw;
         }
     });
-    const auto applied = counts.completed + counts.retried + counts.dead;
+    again.again = again.completed + again.retried + again.dead;
+    const auto applied = counts.completed + counts.retried + counts.dead + again.again;
     counts.stale = static_cast<std::int64_t>(success.size() + retry.size() + dead.size()) - applied;
+    counts += again;
     return counts;
 }
 
-}  // namespace rowpump
+std::vector<ExpiringRow> QueueStore::expiring(const std::string& after, Millis window,
+                                              std::int64_t limit) {
+    expiring_->setString(1, after);
+    expiring_->setString(2, micros(window));
+    expiring_->setInt64(3, limit);
+    std::unique_ptr<sql::ResultSet> rs(expiring_->executeQuery());
+    std::vector<ExpiringRow> rows;
+    rows.reserve(rs->rowsCount());
+    while (rs->next()) rows.push_back({{rs->getString(1), rs->getString(2)}, rs->getString(3)});
+    return rows;
+}
 
+std::int64_t QueueStore::renew(const std::vector<ClaimedRow>& rows) {
+    std::vector<std::vector<std::string>> values;
+    values.reserve(rows.size());
+    for (const auto& row : rows) values.push_back({row.token, row.id, micros(queue_.lease)});
+    std::int64_t changed = 0;
+    retry_lock_conflicts([&] { changed = update_joined(RowUpdate::extend, values); });
+    return changed;
+}
+
+}  // namespace rowpump

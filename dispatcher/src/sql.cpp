@@ -69,45 +69,153 @@ std::size_t placeholder_end(std::string_view text, std::size_t i) {
     return end;
 }
 
+// Words that would turn the fragment into more than one expression of the statement it is
+// placed in: a subquery or a set operation reads other rows or tables, INTO writes variables
+// or files.
+bool is_refused_keyword(std::string_view word) {
+    for (std::string_view keyword : {"SELECT", "UNION", "INTO", "INTERSECT", "EXCEPT"}) {
+        if (iequals(word, keyword)) return true;
+    }
+    return false;
+}
+
+// Functions that act on the dispatcher's session, which holds the queue's leader lock.
+bool is_refused_function(std::string_view word) {
+    for (std::string_view name : {"GET_LOCK", "RELEASE_LOCK", "RELEASE_ALL_LOCKS"}) {
+        if (iequals(word, name)) return true;
+    }
+    return false;
+}
+
 // One pass over a fragment: its placeholders, or the first reason to reject it.
 struct Scan {
     std::vector<detail::PlaceholderSpan> placeholders;
-    std::string error;  // empty when nothing is wrong
+    std::vector<std::string> names;  // see SqlFragment::names
+    std::string error;               // empty when nothing is wrong
+};
+
+class FragmentScanner {
+public:
+    explicit FragmentScanner(std::string_view text) : text_(text) {}
+
+    Scan run() {
+        while (i_ < text_.size() && out_.error.empty()) step();
+        if (out_.error.empty() && depth_ > 0) {
+            out_.error = "has " + std::to_string(depth_) +
+                         " unclosed '(' (a fragment must be one balanced expression)";
+        }
+        return std::move(out_);
+    }
+
+private:
+    void step() {
+        const char c = text_[i_];
+        if (c == '\'' || c == '"' || c == '`') {
+            quoted(c);
+        } else if (auto marker = comment_marker_at(text_, i_); !marker.empty()) {
+            out_.error = "contains the comment marker '" + std::string(marker) +
+                         "' outside a string literal (a comment could hide the rest of the "
+                         "statement)";
+        } else if (c == '?') {
+            out_.error =
+                "contains '?' outside a string literal (values come from :name placeholders)";
+        } else if (c == '(' || c == ')') {
+            parenthesis(c);
+        } else if (c == ':') {
+            colon();
+        } else if (is_letter(c) || is_digit(c) || c == '$' || c == '@') {
+            word();
+        } else {
+            ++i_;
+        }
+    }
+
+    void quoted(char quote) {
+        auto end = skip_quoted(text_, i_);
+        if (end == npos) {
+            out_.error = std::string("has an unterminated ") +
+                         (quote == '`' ? "quoted identifier" : "string literal") +
+                         " starting at column " + std::to_string(i_ + 1);
+            return;
+        }
+        if (quote == '`') out_.names.push_back(unquoted_identifier(text_.substr(i_, end - i_)));
+        i_ = end;
+    }
+
+    static std::string unquoted_identifier(std::string_view quoted) {
+        std::string out;
+        for (std::size_t k = 1; k + 1 < quoted.size(); ++k) {
+            out += quoted[k];
+            if (quoted[k] == '`') ++k;  // a doubled backquote stands for one
+        }
+        return out;
+    }
+
+    void parenthesis(char c) {
+        depth_ += c == '(' ? 1 : -1;
+        if (depth_ < 0) {
+            out_.error = "has a ')' at column " + std::to_string(i_ + 1) +
+                         " that closes no '(' of its own (a fragment must be one balanced "
+                         "expression)";
+        }
+        ++i_;
+    }
+
+    void colon() {
+        if (i_ + 1 < text_.size() && (text_[i_ + 1] == ':' || text_[i_ + 1] == '=')) {
+            i_ += 2;  // ":=" assigns, "::" is not a placeholder either
+        } else if (auto end = placeholder_end(text_, i_); end != npos) {
+            out_.placeholders.push_back({i_, end, std::string(text_.substr(i_ + 1, end - i_ - 1))});
+            i_ = end;
+        } else {
+            ++i_;
+        }
+    }
+
+    // A keyword, a name, a number or a @variable: read whole, so that a column named
+    // `selection` is not taken for SELECT.
+    void word() {
+        const std::size_t start = i_;
+        while (i_ < text_.size() && (is_letter(text_[i_]) || is_digit(text_[i_]) ||
+                                     text_[i_] == '$' || text_[i_] == '@')) {
+            ++i_;
+        }
+        const auto word = text_.substr(start, i_ - start);
+        if (!is_letter(word[0])) return;
+        if (is_refused_keyword(word)) {
+            out_.error = "contains " + upper(word) +
+                         " (a fragment must be one expression of its statement: no subquery, "
+                         "UNION or INTO)";
+        } else if (!next_is_open_parenthesis()) {
+            out_.names.emplace_back(word);
+        } else if (is_refused_function(word)) {
+            out_.error = "calls " + upper(word) +
+                         "(), which acts on the dispatcher's session and its leader lock";
+        }
+    }
+
+    bool next_is_open_parenthesis() const {
+        std::size_t k = i_;
+        while (k < text_.size() && is_space(text_[k])) ++k;
+        return k < text_.size() && text_[k] == '(';
+    }
+
+    static std::string upper(std::string_view word) {
+        std::string out(word);
+        for (auto& ch : out) {
+            if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+        }
+        return out;
+    }
+
+    std::string_view text_;
+    std::size_t i_ = 0;
+    int depth_ = 0;
+    Scan out_;
 };
 
 Scan scan_fragment(std::string_view text) {
-    Scan out;
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const char c = text[i];
-        if (c == '\'' || c == '"' || c == '`') {
-            auto end = skip_quoted(text, i);
-            if (end == npos) {
-                out.error = std::string("has an unterminated ") +
-                            (c == '`' ? "quoted identifier" : "string literal") +
-                            " starting at column " + std::to_string(i + 1);
-                return out;
-            }
-            i = end;
-        } else if (auto marker = comment_marker_at(text, i); !marker.empty()) {
-            out.error = "contains the comment marker '" + std::string(marker) +
-                        "' outside a string literal (a comment could hide the rest of the "
-                        "statement)";
-            return out;
-        } else if (c == '?') {
-            out.error =
-                "contains '?' outside a string literal (values come from :name placeholders)";
-            return out;
-        } else if (c == ':' && i + 1 < text.size() && (text[i + 1] == ':' || text[i + 1] == '=')) {
-            i += 2;  // ":=" assigns, "::" is not a placeholder either
-        } else if (auto end = c == ':' ? placeholder_end(text, i) : npos; end != npos) {
-            out.placeholders.push_back({i, end, std::string(text.substr(i + 1, end - i - 1))});
-            i = end;
-        } else {
-            ++i;
-        }
-    }
-    return out;
+    return FragmentScanner(text).run();
 }
 
 // One "column [ASC|DESC]" term of an ORDER BY list.
@@ -195,7 +303,7 @@ std::optional<SqlFragment> parse_fragment(std::string_view text, std::string& er
         error = std::move(scan.error);
         return std::nullopt;
     }
-    SqlFragment fragment{std::string(text), {}};
+    SqlFragment fragment{std::string(text), {}, std::move(scan.names)};
     for (auto& span : scan.placeholders) {
         auto& names = fragment.placeholders;
         if (std::find(names.begin(), names.end(), span.name) == names.end()) {

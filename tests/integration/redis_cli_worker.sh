@@ -3,13 +3,16 @@
 # (common/include/rowpump/common/protocol.hpp; README.md, "Protocol"): it shows that a worker
 # needs no SDK. The end-to-end tests run it; it reports every task "ok status=1".
 #
-#   redis_cli_worker.sh HOST PORT QUEUE WORKER_ID [HEARTBEAT_TTL_MS]
+#   redis_cli_worker.sh HOST PORT QUEUE WORKER_ID [HEARTBEAT_TTL_MS [WORK_S EXTEND]]
+#
+# With WORK_S and EXTEND (a duration such as 60s), each task is a slow one: the script first
+# extends its lease to EXTEND from now, then works for WORK_S seconds, then reports it.
 #
 # Runs until SIGTERM/SIGINT, then finishes the task in hand, signs off and exits 0.
 # Exits 1 if no dispatcher announces the queue within 30 s.
 set -u
 
-host=$1 port=$2 queue=$3 worker=$4 ttl_ms=${5:-10000}
+host=$1 port=$2 queue=$3 worker=$4 ttl_ms=${5:-10000} work_s=${6:-0} extend=${7:-}
 prefix="rowpump:{$queue}:"
 ready="${prefix}ready"
 done_list="${prefix}done"
@@ -20,7 +23,8 @@ heartbeat="${prefix}heartbeat:$worker"
 
 # For each (ready, done) pair: removes the task from our processing list and, only if it was
 # still there (the dispatcher had not taken it back), pushes the done message. Returns how
-# many were accepted. Same text as kCompleteScript.
+# many were accepted. Same text as kCompleteScript (common/src/scripts.cpp); a unit test
+# compares the two.
 complete_script="
 local accepted = 0
 for i = 1, #ARGV, 2 do
@@ -68,6 +72,11 @@ while ((!stop)); do
   (($(now_ms) - last_beat >= beat_ms)) && beat
   message=$(cli BLMOVE "$ready" "$processing" LEFT RIGHT "$block")
   [ -n "$message" ] || continue
+  if [ -n "$extend" ]; then
+    # A plain RPUSH, not the complete script: the task must stay in the processing list.
+    cli RPUSH "$done_list" "$message extend lease=$extend" >/dev/null
+    sleep "$work_s"
+  fi
   accepted=$(cli EVAL "$complete_script" 2 "$processing" "$done_list" "$message" "$message ok status=1")
   [ "$accepted" = 1 ] || echo "redis_cli_worker: report on '$message' came too late" >&2
 done

@@ -7,10 +7,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "support/seed.hpp"
-#include "support/test_bed.hpp"
+#include "rowpump/testing/seed.hpp"
+#include "rowpump/testing/test_bed.hpp"
 
-using namespace rowpump::test;
+using namespace rowpump::testing;
 
 namespace {
 

@@ -13,13 +13,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "support/eventually.hpp"
-#include "support/queue_redis.hpp"
-#include "support/seed.hpp"
-#include "support/test_bed.hpp"
+#include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/queue_redis.hpp"
+#include "rowpump/testing/seed.hpp"
+#include "rowpump/testing/test_bed.hpp"
 
-using namespace rowpump::test;
-using rowpump::protocol::Task;
+using namespace rowpump::testing;
+using rowpump::Task;
 
 namespace {
 

@@ -12,12 +12,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "support/e2e_system.hpp"
-#include "support/e2e_worker.hpp"
-#include "support/eventually.hpp"
-#include "support/queue_redis.hpp"
+#include "rowpump/testing/e2e_system.hpp"
+#include "rowpump/testing/e2e_worker.hpp"
+#include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/protocol_worker.hpp"
+#include "rowpump/testing/queue_redis.hpp"
 
-using namespace rowpump::test;
+using namespace rowpump::testing;
 using Catch::Matchers::Contains;
 
 TEST_CASE(
@@ -52,19 +53,24 @@ TEST_CASE(
     REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.bad) == 2; }));
 
     CHECK(list_all(sys.redis, keys.bad) == std::vector<std::string>{undeclared, garbage});
-    CHECK(queue_stat(sys.redis, "users", "bad") == 2);
+    // Counted in the same pipeline as the move aside, just after it.
+    CHECK(eventually(10s, [&] { return queue_stat(sys.redis, "users", "bad") == 2; }));
     const std::string log = sys.dispatcher->log();
     INFO(sys.dispatcher->log_tail());
     CHECK_THAT(log, Contains("undeclared value 'color' (queue declares: status)"));
     CHECK_THAT(log, Contains("(message: garbage text)"));
     CHECK_THAT(log, Contains("rowpump:{users}:bad"));
-    // The bad report changed nothing: the row is still claimed by the token taken by hand.
-    CHECK(sys.db.scalar_string("SELECT rp_token FROM user_block_status WHERE user_id = " +
-                               task->id) == task->token);
+    // The report with an undeclared value counts as a failed attempt (so a worker that keeps
+    // sending it uses up the row's attempts); on_success did not run.
+    CHECK(sys.db.scalar("SELECT rp_attempts FROM user_block_status WHERE user_id = " + task->id) ==
+          1);
+    CHECK_THAT(*sys.db.scalar_string(
+                   "SELECT rp_last_error FROM user_block_status WHERE user_id = " + task->id),
+               Contains("undeclared value 'color'"));
     CHECK(sys.db.scalar("SELECT runs FROM user_block_status WHERE user_id = " + task->id) == 0);
 
     // Rows added after the bad messages are dispatched too, and everything completes: the
-    // row taken by hand once its lease has run out.
+    // row taken by hand once its retry backoff has passed.
     insert_e2e_rows(sys.db, kRows + 1, kRows);
     TestWorkerSpec spec;
     spec.worker_id = "worker";
@@ -88,6 +94,44 @@ TEST_CASE(
     auto status = worker.process().wait(10s);
     REQUIRE(status);
     CHECK(status->describe() == "exit code 0");
+}
+
+TEST_CASE(
+    "e2e: a plain worker that keeps reporting an undeclared value uses up the row's attempts and "
+    "the row ends dead",
+    "[e2e]") {
+    QueueSpec queue = e2e_queue();
+    queue.lease = "2s";  // before: the row came back after each lease, for ever
+    queue.extra_lines = {"retry: { base: 50ms, cap: 100ms, max_attempts: 3 }"};
+    E2eSystem sys(queue, 1);
+    const auto keys = sys.keys();
+    ProtocolWorkerOptions options;
+    options.redis = sys.bed.redis.options();
+    options.worker_id = "plain";
+    options.report = "ok status=1 color=red";
+    ProtocolWorker worker(options);
+
+    const bool dead = eventually(20s, [&] {
+        return sys.db.scalar(
+                   "SELECT COUNT(*) FROM user_block_status WHERE rp_dead_at IS NOT NULL") == 1;
+    });
+    INFO(describe_stats(sys.redis, "users")
+         << "; " << sys.table_summary() << "; worker error " << worker.last_error());
+    REQUIRE(dead);
+    CHECK(sys.db.scalar("SELECT rp_attempts FROM user_block_status") == 3);
+    CHECK_THAT(*sys.db.scalar_string("SELECT rp_last_error FROM user_block_status"),
+               Contains("undeclared value 'color' (queue declares: status)"));
+    CHECK(sys.db.scalar("SELECT runs FROM user_block_status") == 0);
+    // Each report is kept in the bad list as it was sent, and counted once.
+    REQUIRE(eventually(5s, [&] { return queue_stat(sys.redis, "users", "dead") == 1; }));
+    CHECK(list_length(sys.redis, keys.bad) == 3);
+    auto stats = queue_stats(sys.redis, "users");
+    CHECK(stats["bad"] == 3);
+    CHECK(stats["retried"] == 2);
+    CHECK(stats["stale"] == 0);
+    CHECK(stats["dispatched"] == 3);
+    worker.stop();
+    CHECK(worker.handled() == 3);
 }
 
 TEST_CASE("e2e: a queue no dispatcher announced is a clear error for workers and the CLI",

@@ -11,11 +11,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "support/e2e_system.hpp"
-#include "support/eventually.hpp"
-#include "support/queue_redis.hpp"
+#include "rowpump/testing/e2e_system.hpp"
+#include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/queue_redis.hpp"
 
-using namespace rowpump::test;
+using namespace rowpump::testing;
 
 TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied exactly once",
           "[e2e]") {
@@ -58,8 +58,8 @@ TEST_CASE("e2e: 50000 tasks over 4 worker processes x 8 threads are each applied
     CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status <> 1") == 0);
     CHECK(sys.rows_not_run_once() == 0);  // no outcome applied twice, none lost
     CHECK(sys.db.scalar(
-              "SELECT COUNT(*) FROM user_block_status WHERE rp_token IS NOT NULL "
-              "OR rp_lease_until IS NOT NULL OR rp_attempts <> 0 OR rp_dead_at IS NOT NULL") == 0);
+              std::string("SELECT COUNT(*) FROM user_block_status WHERE ") + kClaimedSql +
+              " OR rp_lease_until IS NOT NULL OR rp_attempts <> 0 OR rp_dead_at IS NOT NULL") == 0);
 
     auto stats = queue_stats(sys.redis, "users");
     CHECK(stats["completed"] == kRows);

@@ -19,16 +19,16 @@
 
 #include "rowpump/common/protocol.hpp"
 #include "rowpump/common/redis.hpp"
+#include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/servers.hpp"
 #include "rowpump/worker.hpp"
-#include "support/eventually.hpp"
-#include "support/servers.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using rowpump::Outcome;
 using rowpump::Task;
-using rowpump::test::eventually;
+using rowpump::testing::eventually;
 
 // "<16 hex>-<attempt>-<HEX(id)>", as the dispatcher makes them.
 std::string token_for(long id, int attempt = 1) {
@@ -67,7 +67,7 @@ private:
 
 // A redis-server and the keys of one queue on it.
 struct QueueBed {
-    rowpump::test::RedisServer server;
+    rowpump::testing::RedisServer server;
     rowpump::redis::Connection redis = server.connect();
     std::string queue = "sdk_test";
     rowpump::protocol::Keys keys = rowpump::protocol::keys_for(queue);
@@ -201,7 +201,7 @@ TEST_CASE("with batch, a thread takes and reports several tasks per round trip, 
     auto options = bed.options(1);
     options.batch = 8;
     rowpump::Worker worker(options);
-    auto probe = bed.server.connect();    // the handler's own: bed.redis is the test thread's
+    auto probe = bed.server.connect();  // the handler's own: bed.redis is the test thread's
     std::vector<std::int64_t> in_hand;  // the processing list's length as each handler starts
     Running running(worker, [&](const Task& task) {
         in_hand.push_back(
@@ -281,7 +281,7 @@ TEST_CASE("fetch blocks until a task comes or the timeout passes", "[worker]") {
 
     std::thread pusher([port = bed.server.port(), key = bed.keys.ready] {
         std::this_thread::sleep_for(100ms);
-        rowpump::redis::Options o;
+        rowpump::RedisAddress o;
         o.port = port;
         rowpump::redis::Connection::connect(o).command({"RPUSH", key, ready_for(5)});
     });
@@ -385,8 +385,8 @@ TEST_CASE("a value the queue does not declare is refused", "[worker]") {
         std::string error;
         auto done = rowpump::protocol::parse_done(bed.list(bed.keys.done).at(0), error);
         REQUIRE(done);
-        CHECK(done->verb == rowpump::protocol::Verb::retry);
-        CHECK(done->ready == ready_for(4));
+        CHECK(done->verb == rowpump::Verb::retry);
+        CHECK(done->task.message == ready_for(4));
         CHECK(done->reason.find("'colour'") != std::string::npos);
         CHECK(done->reason.find("status, checked_at") != std::string::npos);
     }
@@ -407,8 +407,8 @@ TEST_CASE("a value the queue does not declare is refused", "[worker]") {
         std::string error;
         auto done = rowpump::protocol::parse_done(bed.list(bed.keys.done).at(1), error);
         REQUIRE(done);
-        CHECK(done->ready == ready_for(6));
-        CHECK(done->verb == rowpump::protocol::Verb::retry);
+        CHECK(done->task.message == ready_for(6));
+        CHECK(done->verb == rowpump::Verb::retry);
         CHECK(done->reason.find("'checked_at' is missing") != std::string::npos);
     }
 }
@@ -513,8 +513,8 @@ TEST_CASE("stop() under load: every task fetched is reported, none is left in ha
         std::string error;
         auto parsed = rowpump::protocol::parse_done(message, error);
         REQUIRE(parsed);
-        CHECK(parsed->verb == rowpump::protocol::Verb::ok);
-        seen.insert(parsed->ready);
+        CHECK(parsed->verb == rowpump::Verb::success);
+        seen.insert(parsed->task.message);
     }
     CHECK(seen == std::multiset<std::string>(all.begin(), all.end()));
 }

@@ -8,26 +8,12 @@
 #include <fstream>
 #include <string>
 
+#include "config_text.hpp"
 #include "rowpump/dispatcher/config.hpp"
 
 using namespace rowpump;
 
 namespace {
-
-// Lines 1-3; a queue body starts on line 4.
-const std::string kHead =
-    "mysql: { user: rowpump, database: app }\n"
-    "queues:\n"
-    "  q:\n";
-// Lines 4-6: the smallest valid queue. Lines added after it start on line 7.
-const std::string kBody =
-    "    table: jobs\n"
-    "    id: job_id\n"
-    "    due: \"status = 0\"\n";
-
-std::string with_queue_lines(const std::string& lines) {
-    return kHead + kBody + lines;
-}
 
 ConfigError error_of(const std::string& text) {
     try {
@@ -58,24 +44,15 @@ void check_config_error(const std::string& text, int line, const std::string& ke
         check_config_error((text), (line), (key), (problem)); \
     } while (false)
 
-Config parsed(const std::string& text) {
-    try {
-        return parse_config(text, "test.yaml");
-    } catch (const ConfigError& e) {
-        FAIL(e.what());
-        throw;
-    }
-}
-
 // Sets an environment variable for the lifetime of the object.
 class EnvVar {
-  public:
+public:
     EnvVar(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
     ~EnvVar() { ::unsetenv(name_); }
     EnvVar(const EnvVar&) = delete;
     EnvVar& operator=(const EnvVar&) = delete;
 
-  private:
+private:
     const char* name_;
 };
 
@@ -98,6 +75,7 @@ TEST_CASE("a minimal config gets the documented defaults", "[config]") {
     CHECK(config.redis.user == "");
     CHECK(config.redis.password == "");
     CHECK(config.log_level == "info");
+    CHECK(config.outage_summary_interval == Millis(30000));
     REQUIRE(config.queues.size() == 1);
     const auto& q = config.queues[0];
     CHECK(q.name == "q");
@@ -118,6 +96,7 @@ TEST_CASE("a minimal config gets the documented defaults", "[config]") {
     CHECK(q.poll_min == Millis(50));
     CHECK(q.poll_max == Millis(1000));
     CHECK(q.reap_interval == Millis(1000));
+    CHECK(q.leader_timeout == Millis(3000));
     CHECK(q.columns.token == "rp_token");
     CHECK(q.columns.lease == "rp_lease_until");
     CHECK(q.columns.attempts == "rp_attempts");
@@ -131,6 +110,7 @@ TEST_CASE("every key is read", "[config]") {
 mysql: { host: db.local, port: 3307, user: u, password: "p w", database: d, connect_timeout: 3s }
 redis: { host: cache.local, port: 6380, user: ru, password: rp, connect_timeout: 500ms }
 log_level: debug
+outage_summary_interval: 1m
 queues:
   user_block_check:
     table: user_block_status
@@ -146,6 +126,7 @@ queues:
     retry: { base: 2s, cap: 2s, max_attempts: 1 }
     poll: { min: 10ms, max: 10ms }
     reap_interval: 5s
+    leader_timeout: 10s
     columns: { token: t, lease: l, attempts: a, error: e, dead: d, lease_index: li }
   second.queue-2:
     table: other
@@ -164,6 +145,7 @@ queues:
     CHECK(config.redis.password == "rp");
     CHECK(config.redis.connect_timeout == Millis(500));
     CHECK(config.log_level == "debug");
+    CHECK(config.outage_summary_interval == Millis(60000));
     REQUIRE(config.queues.size() == 2);
     const auto& q = config.queues[0];
     CHECK(q.name == "user_block_check");
@@ -191,6 +173,7 @@ queues:
     CHECK(q.poll_min == Millis(10));
     CHECK(q.poll_max == Millis(10));
     CHECK(q.reap_interval == Millis(5000));
+    CHECK(q.leader_timeout == Millis(10000));
     CHECK(q.columns.token == "t");
     CHECK(q.columns.lease == "l");
     CHECK(q.columns.attempts == "a");
@@ -207,7 +190,8 @@ queues:
 
 TEST_CASE("unknown keys are rejected where they are", "[config]") {
     CHECK_CONFIG_ERROR("mysqll: {}\n", 1, "mysqll",
-                       "unknown key (expected one of: mysql, redis, log_level, queues)");
+                       "unknown key (expected one of: mysql, redis, log_level, "
+                       "outage_summary_interval, queues, http, due_count)");
     CHECK_CONFIG_ERROR(
         "mysql:\n  user: u\n  database: d\n  pasword: x\n", 4, "mysql.pasword",
         "unknown key (expected one of: host, port, user, password, database, connect_timeout)");
@@ -217,10 +201,10 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
     CHECK_CONFIG_ERROR(with_queue_lines("    bacth: 5\n"), 7, "queues.q.bacth",
                        "unknown key (expected one of: table, id, due, order_by, batch, lease, "
                        "max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "
-                       "columns)");
+                       "leader_timeout, columns, due_since)");
     CHECK_CONFIG_ERROR(with_queue_lines("    retry:\n      base: 1s\n      kap: 5m\n"), 9,
                        "queues.q.retry.kap",
-                       "unknown key (expected one of: base, cap, max_attempts)");
+                       "unknown key (expected one of: base, cap, max_attempts, max_delay)");
     CHECK_CONFIG_ERROR(with_queue_lines("    poll: { min: 1s, mx: 2s }\n"), 7, "queues.q.poll.mx",
                        "unknown key (expected one of: min, max)");
     CHECK_CONFIG_ERROR(
@@ -346,6 +330,14 @@ TEST_CASE("durations must be positive", "[config]") {
                        "must be a duration like 250ms, 10s or 5m, got '-1s'");
     CHECK_CONFIG_ERROR(with_queue_lines("    reap_interval: 0ms\n"), 7, "queues.q.reap_interval",
                        "must be positive, got '0ms'");
+    CHECK_CONFIG_ERROR("mysql: { user: u, database: d }\noutage_summary_interval: 500ms\n", 2,
+                       "outage_summary_interval", "must be at least 1s, got 500ms");
+    CHECK_CONFIG_ERROR(with_queue_lines("    leader_timeout: 0s\n"), 7, "queues.q.leader_timeout",
+                       "must be positive, got '0s'");
+    CHECK_CONFIG_ERROR(with_queue_lines("    leader_timeout: 200ms\n"), 7,
+                       "queues.q.leader_timeout", "must be between 300ms and 1h, got 200ms");
+    CHECK_CONFIG_ERROR(with_queue_lines("    leader_timeout: 2h\n"), 7, "queues.q.leader_timeout",
+                       "must be between 300ms and 1h, got 2h");
     CHECK_CONFIG_ERROR("mysql: { user: u, database: d, connect_timeout: 0s }\n", 1,
                        "mysql.connect_timeout", "must be positive, got '0s'");
     CHECK_CONFIG_ERROR("mysql: { user: u, database: d }\nredis: { connect_timeout: 0s }\n", 2,
@@ -437,8 +429,7 @@ TEST_CASE("identifiers must be plain", "[config]") {
                        "'RAND()' " + rule);
     CHECK_CONFIG_ERROR(with_queue_lines("    order_by: a sideways\n"), 7, "queues.q.order_by",
                        "expected ASC or DESC after 'a', got 'sideways'");
-    for (const char* column :
-         {"token", "lease", "attempts", "error", "dead", "lease_index"}) {
+    for (const char* column : {"token", "lease", "attempts", "error", "dead", "lease_index"}) {
         INFO(column);
         CHECK_CONFIG_ERROR(
             with_queue_lines("    columns:\n      " + std::string(column) + ": \"x y\"\n"), 8,
@@ -602,7 +593,7 @@ namespace {
 
 // A directory of its own under the system temp dir, removed at the end of the test.
 class TempDir {
-  public:
+public:
     TempDir() {
         std::string pattern = (std::filesystem::temp_directory_path() / "rowpump-config-XXXXXX");
         REQUIRE(::mkdtemp(pattern.data()) != nullptr);
@@ -621,7 +612,7 @@ class TempDir {
     }
     const std::filesystem::path& path() const { return path_; }
 
-  private:
+private:
     std::filesystem::path path_;
 };
 
@@ -702,7 +693,7 @@ TEST_CASE("the example configs load", "[config]") {
     auto one_shot = load_config((dir / "one-shot.yaml").string());
     REQUIRE(one_shot.queues.size() == 1);
     const auto& jobs = one_shot.queues[0];
-    CHECK(jobs.due.text == "status = 'pending'");
+    CHECK(jobs.due.text == "status IN ('pending', 'failed')");  // a retried job is due again
     REQUIRE(jobs.on_success);
     CHECK(jobs.on_success->text.rfind("status = 'done'", 0) == 0);
     CHECK(jobs.on_success->placeholders.empty());
@@ -716,4 +707,51 @@ TEST_CASE("the example configs load", "[config]") {
     CHECK(sync.rate->count == 1);
     CHECK(sync.rate->per == Millis(3000));
     CHECK(sync.batch == 1);
+}
+
+TEST_CASE("http: listen, token and actions are read and checked", "[config]") {
+    auto config = parse_config(with_queue_lines("") +
+                                   "http: { listen: \"0.0.0.0:9100\", token: "
+                                   "\"0123456789abcdef\", actions: true }\n",
+                               "test.yaml");
+    REQUIRE(config.http);
+    CHECK(config.http->host == "0.0.0.0");
+    CHECK(config.http->port == 9100);
+    CHECK(config.http->actions);
+
+    config = parse_config(with_queue_lines("") + "http: { listen: \"9464\" }\n", "test.yaml");
+    REQUIRE(config.http);
+    CHECK(config.http->host == "127.0.0.1");  // a bare port stays on loopback
+    CHECK_FALSE(config.http->actions);
+    CHECK_FALSE(parse_config(with_queue_lines(""), "test.yaml").http);
+
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { actions: true }\n", 7, "http.actions",
+                       "actions need http.token: without one anybody who reaches the port could "
+                       "retry, discard and pause");
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { token: short }\n", 7, "http.token",
+                       "must be at least 16 characters");
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { listen: \"host:port\" }\n", 7, "http.listen",
+                       "must be host:port or a port, like 127.0.0.1:9464, got 'host:port'");
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { listen: \"70000\" }\n", 7, "http.listen",
+                       "must be host:port or a port, like 127.0.0.1:9464, got '70000'");
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { lisen: \"9464\" }\n", 7, "http.lisen",
+                       "unknown key (expected one of: listen, token, actions)");
+    CHECK_CONFIG_ERROR(
+        with_queue_lines("") + "http: { token: \"0123456789abcdef\", actions: yes }\n", 7,
+        "http.actions", "must be true or false, got 'yes'");
+}
+
+TEST_CASE("due_count and due_since are read and checked", "[config]") {
+    auto config = parse_config(with_queue_lines("    due_since: \"updated_time\"\n") +
+                                   "due_count: { interval: 2s, cap: 5000, timeout: 500ms }\n",
+                               "test.yaml");
+    CHECK(config.queues[0].due_since->text == "updated_time");
+    CHECK(config.due_count.interval == Millis(2000));
+    CHECK(config.due_count.cap == 5000);
+    CHECK(config.due_count.timeout == Millis(500));
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "due_count: { cap: 0 }\n", 7, "due_count.cap",
+                       "must be between 1 and 2147483647, got 0");
+    CHECK_CONFIG_ERROR(with_queue_lines("    due_since: \"x; DROP TABLE y\"\n"), 7,
+                       "queues.q.due_since",
+                       "contains ';' (a fragment must be a single expression)");
 }

@@ -173,11 +173,11 @@ TEST_CASE("malformed ready messages", "[protocol]") {
 
 TEST_CASE("done: ok with values", "[protocol]") {
     auto done = parsed_done(kReady + " ok status=2 note=a%20b empty=");
-    CHECK(done.ready == kReady);
+    CHECK(done.task.message == kReady);
     CHECK(done.task.id == "42");
     CHECK(done.task.token == kToken);
     CHECK(done.task.attempt == 1);
-    CHECK(done.verb == Verb::ok);
+    CHECK(done.verb == Verb::success);
     CHECK(done.values == Values{{"status", "2"}, {"note", "a b"}, {"empty", ""}});
     CHECK(done.reason.empty());
     CHECK_FALSE(done.delay);
@@ -238,18 +238,18 @@ TEST_CASE("done: malformed messages", "[protocol]") {
 
 TEST_CASE("done: format and parse round trip", "[protocol]") {
     Done ok;
-    ok.ready = format_ready("id with space", kToken);
-    ok.verb = Verb::ok;
+    ok.task.message = format_ready("id with space", kToken);
+    ok.verb = Verb::success;
     ok.values = {{"status", "2"}, {"note", "a b:c%d=e é"}};
     auto text = format_done(ok);
     CHECK(text == "id%20with%20space:" + kToken + " ok status=2 note=a%20b%3Ac%25d%3De%20%C3%A9");
     auto back = parsed_done(text);
     CHECK(back.task.id == "id with space");
-    CHECK(back.verb == Verb::ok);
+    CHECK(back.verb == Verb::success);
     CHECK(back.values == ok.values);
 
     Done retry;
-    retry.ready = kReady;
+    retry.task.message = kReady;
     retry.verb = Verb::retry;
     retry.reason = "upstream said: 503 = busy";
     retry.delay = Millis(1500);
@@ -260,13 +260,13 @@ TEST_CASE("done: format and parse round trip", "[protocol]") {
     CHECK(retry_back.delay == retry.delay);
 
     Done fail;
-    fail.ready = kReady;
+    fail.task.message = kReady;
     fail.verb = Verb::fail;
     CHECK(format_done(fail) == kReady + " fail");
     CHECK(parsed_done(format_done(fail)).verb == Verb::fail);
 
     Done extend;
-    extend.ready = kReady;
+    extend.task.message = kReady;
     extend.verb = Verb::extend;
     extend.lease = Millis(90000);
     CHECK(format_done(extend) == kReady + " extend lease=90s");
@@ -274,8 +274,43 @@ TEST_CASE("done: format and parse round trip", "[protocol]") {
 }
 
 TEST_CASE("verb names", "[protocol]") {
-    CHECK(verb_name(Verb::ok) == "ok");
+    CHECK(verb_name(Verb::success) == "ok");
     CHECK(verb_name(Verb::retry) == "retry");
     CHECK(verb_name(Verb::fail) == "fail");
     CHECK(verb_name(Verb::extend) == "extend");
+}
+
+TEST_CASE("the meta hash is written and read by the same schema", "[protocol]") {
+    QueueMeta meta;
+    meta.values = {"status", "checked_at"};
+    meta.lease = Millis(60000);
+    meta.table = "users";
+    const auto fields = meta_fields(meta);
+    CHECK(fields ==
+          std::vector<std::string>{"values", "status,checked_at", "lease", "1m", "table", "users"});
+    const auto back = parse_meta(fields);
+    CHECK(back.values == meta.values);
+    CHECK(back.lease == meta.lease);
+    CHECK(back.table == "users");
+    CHECK(parse_meta({kMetaValues, ""}).values.empty());
+    CHECK(parse_meta({kMetaValues, " a , b ,"}).values == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("an ok carries exactly the values the queue declares", "[protocol]") {
+    const std::vector<std::string> declared{"status", "checked_at"};
+    CHECK(value_problem(parsed_done(kReady + " ok status=1 checked_at=2"), declared).empty());
+    CHECK(value_problem(parsed_done(kReady + " ok status=1 checked_at=2 colour=red"), declared) ==
+          "undeclared value 'colour' (queue declares: status, checked_at)");
+    CHECK_THAT(value_problem(parsed_done(kReady + " ok status=1"), declared),
+               Catch::Contains("value 'checked_at' is missing"));
+    CHECK(value_problem(parsed_done(kReady + " retry"), declared).empty());
+    CHECK(value_problem(parsed_done(kReady + " ok"), {}).empty());
+}
+
+TEST_CASE("clipping keeps UTF-8 whole and marks the cut", "[protocol]") {
+    CHECK(clip_utf8("short", 10) == "short");
+    CHECK(clip_utf8("0123456789abc", 10) == "0123456...");
+    // "é" is two bytes: a cut inside it backs up to before it.
+    CHECK(clip_utf8("012345\xC3\xA9xyz", 10) == "012345...");
+    CHECK(clip_reason(std::string(2000, 'x')).size() == kMaxReasonBytes);
 }

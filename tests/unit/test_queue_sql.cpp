@@ -6,7 +6,8 @@
 namespace {
 
 rowpump::Config load(const std::string& queue_body) {
-    return rowpump::parse_config("mysql: {user: u, database: d}\nqueues:\n  q:\n" + queue_body, "t.yaml");
+    return rowpump::parse_config("mysql: {user: u, database: d}\nqueues:\n  q:\n" + queue_body,
+                                 "t.yaml");
 }
 
 std::size_t count(const std::string& text, const std::string& what) {
@@ -18,18 +19,30 @@ std::size_t count(const std::string& text, const std::string& what) {
 }  // namespace
 
 TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[queue_sql]") {
-    auto config = load("    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    order_by: created_at DESC\n");
+    auto config = load(
+        "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    order_by: created_at "
+        "DESC\n");
     rowpump::QueueSql sql(config.queues.at(0));
-    CHECK(sql.claim() ==
-          "UPDATE `jobs`\n"
-          "SET `rp_token` = CONCAT(?, `rp_attempts` + 1, '-', HEX(`job_id`)),\n"
-          "    `rp_lease_until` = ?\n"
-          "WHERE (state = 'new')\n"
-          "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
-          "ORDER BY `created_at` DESC\n"
-          "LIMIT ?");
+    CHECK(
+        sql.claim() ==
+        "UPDATE `jobs` AS `t` JOIN (\n"
+        "  SELECT `job_id` FROM `jobs`\n"
+        "  WHERE (state = 'new')\n"
+        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
+        "ORDER BY `created_at` DESC\n"
+        "  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n"
+        "  ON `t`.`job_id` = `_rp_claim`.`job_id`\n"
+        "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', HEX(`t`.`job_id`)),\n"
+        "    `t`.`rp_lease_until` = ?");
     CHECK(count(sql.claim_from(), "?") == 4);
     CHECK(sql.claim_from().find("AND `created_at` <= ?\nORDER BY") != std::string::npos);
+    CHECK(
+        sql.passed_over() ==
+        "SELECT `job_id` FROM `jobs`\n"
+        "WHERE (state = 'new')\n"
+        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
+        "ORDER BY `created_at` DESC\n"
+        "LIMIT 20");
     CHECK(sql.read_back() ==
           "SELECT `job_id`, `rp_token`, `created_at` FROM `jobs` WHERE `rp_lease_until` = ? AND "
           "`rp_token` >= ? AND `rp_token` < ?\n"
@@ -50,17 +63,19 @@ TEST_CASE("without order_by there is no sweep cursor", "[queue_sql]") {
 TEST_CASE("configured column names are used everywhere", "[queue_sql]") {
     auto config = load(
         "    table: t\n    id: id\n    due: \"1\"\n"
-        "    columns: {token: tk, lease: ls, attempts: at, error: er, dead: dd, lease_index: ls_i}\n");
+        "    columns: {token: tk, lease: ls, attempts: at, error: er, dead: dd, lease_index: "
+        "ls_i}\n");
     rowpump::QueueSql sql(config.queues.at(0));
     for (const auto& text :
-         {sql.claim(), sql.claim_expired(), sql.read_back(), sql.release(), sql.success(1), sql.retry(1),
-          sql.dead(1), sql.migrate().at(0)}) {
+         {sql.claim(), sql.claim_expired(), sql.passed_over(), sql.read_back(), sql.release(),
+          sql.success(1), sql.retry(1), sql.dead(1), sql.migrate().at(0), sql.migrate().at(1)}) {
         CHECK(text.find("`rp_") == std::string::npos);
     }
-    CHECK(sql.migrate().at(0).find("ADD INDEX IF NOT EXISTS `ls_i` (`ls`)") != std::string::npos);
+    CHECK(sql.migrate().at(1).find("ADD INDEX IF NOT EXISTS `ls_i` (`ls`)") != std::string::npos);
 }
 
-TEST_CASE("success binds named values through the joined rows, guarded by token and id", "[queue_sql]") {
+TEST_CASE("success binds named values through the joined rows, guarded by token and id",
+          "[queue_sql]") {
     auto config = load(
         "    table: users\n    id: user_id\n    due: \"1\"\n"
         "    on_success: \"status = :status, note = ':status', score = :score + :status\"\n");
@@ -72,32 +87,82 @@ TEST_CASE("success binds named values through the joined rows, guarded by token 
                     "`_rp`.`_rp_status`") != std::string::npos);
     CHECK(text.find("ON `t`.`user_id` = `_rp`.`_rp_id` AND `t`.`rp_token` = `_rp`.`_rp_token`") !=
           std::string::npos);
-    CHECK(text.find("`t`.`rp_token` = NULL") != std::string::npos);
+    // The row keeps the settled form of the claim token: '=' for the batch's last hex digit.
+    CHECK(text.find("`t`.`rp_token` = INSERT(`_rp`.`_rp_token`, 16, 1, '=')") != std::string::npos);
     CHECK(text.find("`t`.`rp_attempts` = 0") != std::string::npos);
 }
 
-TEST_CASE("retry, dead and extend statements have one row of parameters per outcome", "[queue_sql]") {
-    auto config = load("    table: t\n    id: id\n    due: \"1\"\n    on_dead: \"state = 'failed'\"\n");
+TEST_CASE("retry and dead settle the token too; a batch's settled outcomes are counted by id",
+          "[queue_sql]") {
+    auto config = load("    table: t\n    id: id\n    due: \"1\"\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    const std::string settled = "`t`.`rp_token` = INSERT(`_rp`.`_rp_token`, 16, 1, '=')";
+    CHECK(sql.retry(1).find(settled) != std::string::npos);
+    CHECK(sql.dead(1).find(settled) != std::string::npos);
+    const auto count_settled = sql.settled(3);
+    CHECK(count(count_settled, "?") == 3 * 2);  // token, id per row
+    CHECK(count_settled.find("SELECT COUNT(DISTINCT `t`.`id`)") == 0);
+    CHECK(count_settled.find("ON `t`.`id` = `_rp`.`_rp_id` AND " + settled) != std::string::npos);
+    // Rows whose lease runs out: claimed ones only, through the lease index.
+    CHECK(sql.expiring().find("`rp_lease_until` > ? AND `rp_lease_until` <= NOW(3) + INTERVAL ? "
+                              "MICROSECOND") != std::string::npos);
+    CHECK(sql.expiring().find("SUBSTRING(`rp_token`, 16, 1) <> '='") != std::string::npos);
+}
+
+TEST_CASE("retry, dead and extend statements have one row of parameters per outcome",
+          "[queue_sql]") {
+    auto config =
+        load("    table: t\n    id: id\n    due: \"1\"\n    on_dead: \"state = 'failed'\"\n");
     rowpump::QueueSql sql(config.queues.at(0));
     CHECK(count(sql.retry(3), "?") == 3 * 5);
     CHECK(count(sql.dead(3), "?") == 3 * 4);
     CHECK(count(sql.extend(3), "?") == 3 * 3);
     CHECK(sql.dead(1).find("state = 'failed'") != std::string::npos);
-    CHECK(sql.retry(1).find("NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND") != std::string::npos);
-    CHECK(count(sql.revive_ids(4), "?") == 4);
+    CHECK(sql.retry(1).find("NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND") !=
+          std::string::npos);
+    const auto revive = sql.revive(4, std::nullopt);
+    for (const auto& text : {revive.reset, revive.count, revive.not_due, revive.finish})
+        CHECK(count(text, "?") == 4);
+    CHECK(count(sql.revive(0, std::nullopt).reset, "?") == 0);
 }
 
-TEST_CASE("expired leases and retries are claimed through the lease index, oldest first", "[queue_sql]") {
-    auto config = load("    table: jobs\n    id: id\n    due: \"state = 'new'\"\n    order_by: created_at\n");
+TEST_CASE(
+    "retry applies the operator's SET list and counts the rows the due condition is false for",
+    "[queue_sql]") {
+    auto config = load(
+        "    table: jobs\n    id: id\n    due: \"state = 'new'\"\n    on_dead: \"state = "
+        "'failed'\"\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    std::string error;
+    const auto set = rowpump::parse_fragment("state = 'new'", error);
+    REQUIRE(set);
+    const auto revive = sql.revive(1, set);
+    CHECK(revive.reset ==
+          "UPDATE `jobs` SET state = 'new', `rp_attempts` = 0, `rp_lease_until` = NULL, `rp_token` "
+          "= NULL "
+          "WHERE `rp_dead_at` IS NOT NULL AND `id` IN (?)");
+    CHECK(revive.count ==
+          "SELECT COUNT(*), COALESCE(SUM(NOT COALESCE((state = 'new'), FALSE)), 0) FROM `jobs` "
+          "WHERE `rp_dead_at` IS NOT NULL AND `id` IN (?)");
+    CHECK(revive.finish ==
+          "UPDATE `jobs` SET `rp_dead_at` = NULL WHERE `rp_dead_at` IS NOT NULL AND `id` IN (?)");
+}
+
+TEST_CASE("expired leases and retries are claimed through the lease index, oldest first",
+          "[queue_sql]") {
+    auto config =
+        load("    table: jobs\n    id: id\n    due: \"state = 'new'\"\n    order_by: created_at\n");
     rowpump::QueueSql sql(config.queues.at(0));
     CHECK(sql.claim_expired() ==
-          "UPDATE `jobs`\n"
-          "SET `rp_token` = CONCAT(?, `rp_attempts` + 1, '-', HEX(`id`)),\n"
-          "    `rp_lease_until` = ?\n"
-          "WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')\n"
+          "UPDATE `jobs` AS `t` JOIN (\n"
+          "  SELECT `id` FROM `jobs`\n"
+          "  WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')\n"
           "  AND `rp_dead_at` IS NULL\n"
           "ORDER BY `rp_lease_until`\n"
-          "LIMIT ?");
-    CHECK(sql.migrate().at(0).find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
+          "  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n"
+          "  ON `t`.`id` = `_rp_claim`.`id`\n"
+          "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', HEX(`t`.`id`)),\n"
+          "    `t`.`rp_lease_until` = ?");
+    CHECK(sql.migrate().at(1).find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
           std::string::npos);
 }

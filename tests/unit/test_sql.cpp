@@ -200,3 +200,49 @@ TEST_CASE("substitute_placeholders replaces every occurrence", "[sql]") {
     REQUIRE(edge);
     CHECK(substitute_placeholders(*edge, [](const std::string&) { return "?"; }) == "?");
 }
+
+TEST_CASE("fragments: parentheses must balance so the fragment stays in its place", "[sql]") {
+    // Found by a config fuzz: this closed the claim's "(due)" and turned off its lease and
+    // dead checks.
+    CHECK(fragment_error("done = 0) OR (1=1") ==
+          "has a ')' at column 9 that closes no '(' of its own (a fragment must be one balanced "
+          "expression)");
+    CHECK(fragment_error("(a = 1))") ==
+          "has a ')' at column 8 that closes no '(' of its own (a fragment must be one balanced "
+          "expression)");
+    CHECK(fragment_error("status = 1, n = (n + 1") ==
+          "has 1 unclosed '(' (a fragment must be one balanced expression)");
+    CHECK(fragment_error("((a = 1") ==
+          "has 2 unclosed '(' (a fragment must be one balanced expression)");
+    CHECK(fragment_error(") OR (") ==
+          "has a ')' at column 1 that closes no '(' of its own (a fragment must be one balanced "
+          "expression)");
+    // Parentheses inside literals and quoted identifiers do not count.
+    CHECK(fragment_error("note = ')' AND x = \"(\" AND `(a` = 1 AND ((b = 2))") == "");
+    CHECK(fragment_error("updated_time < NOW(3) - INTERVAL 10 SECOND") == "");
+}
+
+TEST_CASE("fragments: no subquery, set operation or INTO", "[sql]") {
+    const std::string rule =
+        " (a fragment must be one expression of its statement: no subquery, UNION or INTO)";
+    CHECK(fragment_error("id IN (SELECT id FROM admins)") == "contains SELECT" + rule);
+    CHECK(fragment_error("a = 1 AND EXISTS (select 1 from mysql.user)") ==
+          "contains SELECT" + rule);
+    CHECK(fragment_error("id IN (1) UNION (2)") == "contains UNION" + rule);
+    CHECK(fragment_error("a = 1 INTO @x") == "contains INTO" + rule);
+    CHECK(fragment_error("a = 1 Intersect b") == "contains INTERSECT" + rule);
+    CHECK(fragment_error("a = 1 except b") == "contains EXCEPT" + rule);
+    // Only whole words outside literals and quoted identifiers.
+    CHECK(fragment_error("selection = 1 AND union_id = 2 AND intox = 3 AND @select = 4") == "");
+    CHECK(fragment_error("note = 'select * into outfile' AND `union` = 1") == "");
+}
+
+TEST_CASE("fragments: no lock functions on the leader's session", "[sql]") {
+    CHECK(fragment_error("RELEASE_ALL_LOCKS() >= 0 AND status = 0") ==
+          "calls RELEASE_ALL_LOCKS(), which acts on the dispatcher's session and its leader lock");
+    CHECK(fragment_error("get_lock ('x', 0) = 1") ==
+          "calls GET_LOCK(), which acts on the dispatcher's session and its leader lock");
+    CHECK(fragment_error("release_lock('rowpump') IS NULL") ==
+          "calls RELEASE_LOCK(), which acts on the dispatcher's session and its leader lock");
+    CHECK(fragment_error("get_lock = 1 AND note = 'GET_LOCK(1)'") == "");  // a column named so
+}

@@ -2,6 +2,7 @@
 // reports the status the dispatcher writes back with `status = :status`.
 //
 //   rowpump_example_user_block_worker --redis-port 6379 --threads 8
+//   ROWPUMP_REDIS_PASSWORD=... rowpump_example_user_block_worker --redis-host redis
 //
 // SIGINT or SIGTERM: stop taking tasks, finish the ones in hand, exit.
 
@@ -14,6 +15,8 @@
 #include <iostream>
 #include <string>
 #include <thread>
+
+#include <CLI/CLI.hpp>
 
 #include "rowpump/worker.hpp"
 
@@ -29,39 +32,33 @@ struct Args {
     int work_ms = 0;
 };
 
-Args parse_args(int argc, char** argv) {
-    Args args;
-    args.options.queue = "user_block_check";
-    if (const char* password = std::getenv("ROWPUMP_REDIS_PASSWORD")) {
-        args.options.redis.password = password;
-    }
-    for (int i = 1; i < argc; ++i) {
-        std::string flag = argv[i];
-        if (i + 1 >= argc) throw std::runtime_error("missing value after " + flag);
-        std::string value = argv[++i];
-        if (flag == "--redis-host")
-            args.options.redis.host = value;
-        else if (flag == "--redis-port")
-            args.options.redis.port = std::stoi(value);
-        else if (flag == "--redis-password")
-            args.options.redis.password = value;
-        else if (flag == "--queue")
-            args.options.queue = value;
-        else if (flag == "--threads")
-            args.options.threads = std::stoi(value);
-        else if (flag == "--work-ms")
-            args.work_ms = std::stoi(value);
-        else
-            throw std::runtime_error("unknown flag " + flag);
-    }
-    return args;
-}
+constexpr int kUsageError = 2;
 
 }  // namespace
 
 int main(int argc, char** argv) try {
-    Args args = parse_args(argc, argv);
-
+    Args args;
+    args.options.queue = "user_block_check";
+    // From the environment, never the command line, where `ps` would show it to everyone.
+    if (const char* password = std::getenv("ROWPUMP_REDIS_PASSWORD")) {
+        args.options.redis.password = password;
+    }
+    CLI::App app{
+        "rowpump example worker: re-checks users of the user_block_check queue.\n"
+        "The Redis password, if any, comes from ROWPUMP_REDIS_PASSWORD."};
+    app.add_option("--redis-host", args.options.redis.host, "Redis host (default 127.0.0.1)");
+    app.add_option("--redis-port", args.options.redis.port, "Redis port (default 6379)")
+        ->check(CLI::Range(1, 65535));
+    app.add_option("--queue", args.options.queue, "queue name (default user_block_check)");
+    app.add_option("--threads", args.options.threads, "concurrent handlers (default 1)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--work-ms", args.work_ms, "pretend each check takes this long")
+        ->check(CLI::NonNegativeNumber);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : kUsageError;
+    }
     // Block the stop signals before any thread starts; this thread alone waits for them.
     sigset_t signals;
     sigemptyset(&signals);
@@ -97,5 +94,5 @@ int main(int argc, char** argv) try {
     return exit_code;
 } catch (const std::exception& e) {
     std::cerr << "user_block_worker: " << e.what() << "\n";
-    return 2;
+    return 1;
 }

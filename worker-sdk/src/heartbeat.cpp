@@ -21,7 +21,7 @@ Heartbeat::~Heartbeat() {
 }
 
 void Heartbeat::loop() {
-    Backoff backoff;
+    auto backoff = redis_backoff();
     milliseconds wait = interval_;
     for (;;) {
         {

@@ -1,15 +1,25 @@
 #include "session.hpp"
 
+#include <algorithm>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 namespace rowpump::details {
 
+void sleep_unless(milliseconds duration, const std::atomic<bool>& stop) {
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + duration;
+    while (!stop.load(std::memory_order_relaxed) && Clock::now() < until) {
+        std::this_thread::sleep_for(std::min(milliseconds{50}, duration));
+    }
+}
+
 redis::Connection& Session::connection(milliseconds min_timeout) {
     if (connection_ && connection_->broken()) connection_.reset();
     if (!connection_) {
-        connection_.emplace(redis::Connection::connect(options_));
-        timeout_ = options_.command_timeout;
+        connection_.emplace(redis::Connection::connect(address_));
+        timeout_ = redis::kDefaultCommandTimeout;
     }
     // The timeout only ever grows: one setsockopt per connection, not one per command.
     if (min_timeout > timeout_) {
@@ -34,7 +44,7 @@ redis::Reply Session::command(const std::vector<std::string>& args) {
 }
 
 redis::Reply Session::blocking_command(const std::vector<std::string>& args, milliseconds block) {
-    return guarded(block + options_.command_timeout,
+    return guarded(block + redis::kDefaultCommandTimeout,
                    [&](redis::Connection& c) { return c.command(args); });
 }
 
@@ -46,7 +56,7 @@ std::vector<redis::Reply> Session::pipeline(const std::vector<std::vector<std::s
 }
 
 void Session::append(const std::vector<std::string>& args, milliseconds block) {
-    auto timeout = block.count() > 0 ? block + options_.command_timeout : milliseconds{0};
+    auto timeout = block.count() > 0 ? block + redis::kDefaultCommandTimeout : milliseconds{0};
     guarded(timeout, [&](redis::Connection& c) {
         c.append(args);
         return 0;

@@ -3,12 +3,13 @@
 // One thread's Redis connection for the worker SDK: connects lazily, reconnects after a
 // failure, and runs Lua scripts by their SHA1.
 
-#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "rowpump/common/backoff.hpp"
 #include "rowpump/common/redis.hpp"
 
 namespace rowpump::details {
@@ -16,20 +17,12 @@ namespace rowpump::details {
 using std::chrono::milliseconds;
 
 // Waits between attempts while Redis is away: 100 ms doubling to 2 s.
-class Backoff {
-public:
-    milliseconds next() {
-        auto d = next_;
-        next_ = std::min(next_ * 2, kMax);
-        return d;
-    }
-    void reset() { next_ = kMin; }
+inline Backoff redis_backoff() {
+    return Backoff(milliseconds{100}, milliseconds{2000});
+}
 
-private:
-    static constexpr milliseconds kMin{100};
-    static constexpr milliseconds kMax{2000};
-    milliseconds next_ = kMin;
-};
+// Sleeps for `duration`, or less once `stop` is set (checked every 50 ms).
+void sleep_unless(milliseconds duration, const std::atomic<bool>& stop);
 
 // A Lua script with the SHA1 that SCRIPT LOAD gave for it.
 struct Script {
@@ -39,7 +32,7 @@ struct Script {
 
 class Session {
 public:
-    explicit Session(redis::Options options) : options_(std::move(options)) {}
+    explicit Session(RedisAddress address) : address_(std::move(address)) {}
 
     // Any of these throws redis::IoError (and forgets the connection, so the next call
     // reconnects) or redis::ReplyError (the connection stays usable).
@@ -66,7 +59,7 @@ private:
     template <class F>
     auto guarded(milliseconds min_timeout, F&& f);
 
-    redis::Options options_;
+    RedisAddress address_;
     std::optional<redis::Connection> connection_;
     milliseconds timeout_{0};
 };

@@ -20,6 +20,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "rowpump/redis_address.hpp"
+#include "rowpump/task.hpp"
+#include "rowpump/verb.hpp"
+
 namespace rowpump {
 
 using std::chrono::milliseconds;
@@ -33,14 +37,6 @@ class Error : public std::runtime_error {
 // complete, extend) only; the next call reconnects. run() never throws it: it waits and retries.
 class ConnectionError : public Error {
     using Error::Error;
-};
-
-struct RedisAddress {
-    std::string host = "127.0.0.1";
-    int port = 6379;
-    std::string user;      // ACL user; empty for the default user
-    std::string password;  // empty: no AUTH
-    milliseconds connect_timeout{2000};
 };
 
 struct WorkerOptions {
@@ -63,17 +59,10 @@ struct WorkerOptions {
     std::function<void(const std::string&)> log;
 };
 
-// One task: the row id and the claim it came with.
-struct Task {
-    std::string id;
-    std::string token;    // the claim token; opaque
-    int attempt = 1;      // 1 on the first try, 2 on the first retry, ...
-    std::string message;  // the ready message as found in Redis
-};
-
 class Outcome {
 public:
-    enum class Kind { success, retry, fail };
+    // success, retry or fail; never extend (Worker::extend reports that).
+    using Kind = Verb;
 
     // Done. `values` fill the queue's on_success placeholders (":status" <- {"status", "1"});
     // only names the queue declares are accepted.

@@ -12,28 +12,29 @@
 #include <string_view>
 #include <vector>
 
+#include "rowpump/redis_address.hpp"
+
 struct redisContext;
 struct redisReply;
 
 namespace rowpump::redis {
 
-struct Options {
-    std::string host = "127.0.0.1";
-    int port = 6379;
-    std::string user;      // ACL user; empty for the default user
-    std::string password;  // empty: no AUTH
-    std::chrono::milliseconds connect_timeout{2000};
-    std::chrono::milliseconds command_timeout{5000};
-};
-
-// The connection failed or broke: reconnect and retry.
-class IoError : public std::runtime_error {
+// Every Redis failure. Catch IoError to reconnect and retry; anything else is a reply that
+// a retry on the same connection would not change.
+class Error : public std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+// The connection failed or broke: reconnect and retry.
+class IoError : public Error {
+    using Error::Error;
 };
 // The server answered with an error (wrong type, script error, NOAUTH, ...).
-class ReplyError : public std::runtime_error {
-    using std::runtime_error::runtime_error;
+class ReplyError : public Error {
+    using Error::Error;
 };
+
+// How long a command may take before the connection counts as broken.
+constexpr std::chrono::milliseconds kDefaultCommandTimeout{5000};
 
 struct ReplyDeleter {
     void operator()(redisReply* r) const noexcept;
@@ -44,9 +45,9 @@ public:
     explicit Reply(redisReply* raw) : raw_(raw) {}
 
     bool is_nil() const;
-    std::int64_t integer() const;             // throws ReplyError unless an integer
-    std::string string() const;               // status or bulk string
-    std::vector<std::string> strings() const;  // array of bulk strings (nil array: empty)
+    std::int64_t integer() const;                        // throws ReplyError unless an integer
+    std::string string() const;                          // status or bulk string
+    std::vector<std::string> strings() const;            // array of bulk strings (nil array: empty)
     std::optional<std::string> optional_string() const;  // nil -> nullopt
 
 private:
@@ -56,7 +57,8 @@ private:
 class Connection {
 public:
     // Connects and authenticates; throws IoError or ReplyError.
-    static Connection connect(const Options& options);
+    static Connection connect(const RedisAddress& address,
+                              std::chrono::milliseconds command_timeout = kDefaultCommandTimeout);
 
     Connection(Connection&&) noexcept;
     Connection& operator=(Connection&&) noexcept;

@@ -11,30 +11,47 @@
 
 namespace rowpump {
 
-// Logs go to stderr; `level` is one of Config::log_level's values.
-void setup_logging(const std::string& level);
-
 // Runs the dispatcher until SIGTERM or SIGINT (then finishes the current batches and returns
-// 0); a second signal exits at once with status 1.
+// 0); a second signal exits at once with status 1. A server refusing the configured login at
+// start is fatal (kLoginRefusedExit); a server that is down is waited for.
 int command_run(const Config& config);
 
 // Validates the setup against the servers and prints each queue's claim statement.
 // Warnings (a due scan that reads the whole table) fail only with `strict`.
 int command_check(const Config& config, bool strict, std::ostream& out, std::ostream& err);
 
-// Prints, or with `apply` runs, the ALTER TABLE statements for every queue.
-int command_migrate(const Config& config, bool apply, std::ostream& out, std::ostream& err);
+struct MigrateOptions {
+    bool apply = false;
+    // How long an ALTER waits for the table's metadata lock (lock_wait_timeout) before it
+    // gives up and names the transactions that hold the table.
+    Millis lock_wait{5000};
+};
 
-// One line per queue: due backlog, ready, in flight, counters. With `watch` > 0, repeats
-// every `watch` (`count` times; 0 = until interrupted) with per-second rates.
-int command_status(const Config& config, Millis watch, int count, std::ostream& out, std::ostream& err);
+// Prints each queue's migration plan (table size, each ALTER TABLE and what it will do), and
+// with `apply` runs the steps not done yet, showing elapsed time; Ctrl-C cancels the running
+// statement on the server (status 130). See migration.hpp.
+int command_migrate(const Config& config, const MigrateOptions& options, std::ostream& out,
+                    std::ostream& err);
+
+// One line per queue: due backlog, ready, in flight, counters, oldest due age, leader; with
+// `json`, one JSON object per queue and line instead. With `watch` > 0, repeats every
+// `watch` (`count` times; 0 = until interrupted) with per-second rates.
+int command_status(const Config& config, Millis watch, int count, bool json, std::ostream& out,
+                   std::ostream& err);
+
+// Pauses (`pause` true) or resumes a queue for every dispatcher (rowpump:{q}:paused).
+int command_pause(const Config& config, const std::string& queue, bool pause, std::ostream& out,
+                  std::ostream& err);
 
 // Dead rows of a queue, newest first.
 int command_dead(const Config& config, const std::string& queue, int limit, std::ostream& out,
                  std::ostream& err);
 
-// Makes dead rows due again: the given ids, or all of them.
-int command_retry(const Config& config, const std::string& queue, const std::vector<std::string>& ids,
-                  bool all, std::ostream& out, std::ostream& err);
+// Makes dead rows due again: the given ids, or all of them, after applying the operator's
+// SET list `set` (empty: none) to them. Changes nothing, and says which and why, if any of
+// them would not be due afterwards (say on_dead changed a column the due condition reads).
+int command_retry(const Config& config, const std::string& queue,
+                  const std::vector<std::string>& ids, bool all, const std::string& set,
+                  std::ostream& out, std::ostream& err);
 
 }  // namespace rowpump

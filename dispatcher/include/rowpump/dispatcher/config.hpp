@@ -5,6 +5,7 @@
 // to build SQL from.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "rowpump/common/duration.hpp"
 #include "rowpump/dispatcher/sql.hpp"
+#include "rowpump/redis_address.hpp"
 
 namespace rowpump {
 
@@ -32,20 +34,16 @@ private:
     std::string problem_;
 };
 
+// Every duration in a config is at most this: NOW(3) plus a lease or a backoff stays far inside
+// what DATETIME holds (year 9999), and no microsecond count, sleep or Redis expiry overflows.
+constexpr Millis kMaxDuration{8760LL * 60 * 60 * 1000};  // 8760h, 365 days
+
 struct MysqlConfig {
     std::string host = "127.0.0.1";
     int port = 3306;
     std::string user;  // required
     std::string password;
     std::string database;  // required
-    Millis connect_timeout{2000};
-};
-
-struct RedisConfig {
-    std::string host = "127.0.0.1";
-    int port = 6379;
-    std::string user;  // ACL user, optional
-    std::string password;
     Millis connect_timeout{2000};
 };
 
@@ -71,35 +69,69 @@ struct RetryConfig {
     Millis base{1000};  // first backoff; doubles with every failed attempt
     Millis cap{300000};
     int max_attempts = 10;  // the row is dead after this many failed attempts
+    // The longest delay a worker may ask for with retry delay=...; longer ones are cut to
+    // this. Defaults to cap.
+    Millis max_delay{300000};
 };
 
 struct QueueConfig {
     std::string name;  // key under `queues:`; also names the Redis keys
     std::string table;
     std::string id;
-    SqlFragment due;                          // required
-    std::vector<OrderTerm> order_by;          // optional
+    SqlFragment due;                  // required
+    std::vector<OrderTerm> order_by;  // optional
     int batch = 1000;
     Millis lease{60000};
     std::int64_t max_backlog = 10000;
     std::optional<Rate> rate;
-    std::optional<SqlFragment> on_success;    // may use :name placeholders
-    std::optional<SqlFragment> on_dead;       // no placeholders
+    std::optional<SqlFragment> on_success;  // may use :name placeholders
+    std::optional<SqlFragment> on_dead;     // no placeholders
     RetryConfig retry;
-    Millis poll_min{50};    // first idle sleep
-    Millis poll_max{1000};  // idle sleeps double up to this
+    Millis poll_min{50};         // first idle sleep
+    Millis poll_max{1000};       // idle sleeps double up to this
     Millis reap_interval{1000};  // how often heartbeats of workers are checked
+    // A leader that has not renewed the leader lock for this long is replaced (leadership.hpp).
+    Millis leader_timeout{3000};
     ColumnNames columns;
+    // When a row became due, as an SQL expression ("updated_time + INTERVAL 10 SECOND"):
+    // gives the oldest due row's age (the queue's latency). Optional.
+    std::optional<SqlFragment> due_since;
+    // The line each key of this queue was given on, by its name under the queue ("due",
+    // "on_success", "columns.token"), for problems found after loading (by `rowpump check`).
+    std::map<std::string, int> key_lines;
+};
+
+// The dispatcher's HTTP endpoint (metrics, health, dashboard); off when absent.
+struct HttpConfig {
+    std::string host = "127.0.0.1";  // loopback unless the config says otherwise
+    int port = 9464;
+    std::string token;     // what POST actions must present; empty: none set
+    bool actions = false;  // dashboard actions (retry, discard, pause); needs a token
+};
+
+// How the due backlog is counted (shared by status, metrics and the dashboard): at most
+// every `interval`, never past `cap` rows, and given up after `timeout`.
+struct DueCountConfig {
+    Millis interval{5000};
+    std::int64_t cap = 1000000;
+    Millis timeout{2000};
 };
 
 struct Config {
     std::string file;  // where it was loaded from, for messages
     MysqlConfig mysql;
-    RedisConfig redis;
+    RedisAddress redis;
     std::string log_level = "info";
+    // While a queue keeps failing (a server away), one summary line per this interval.
+    Millis outage_summary_interval{30000};
     std::vector<QueueConfig> queues;  // in file order, at least one
+    std::optional<HttpConfig> http;
+    DueCountConfig due_count;
 
     const QueueConfig* find_queue(std::string_view name) const;
+    // "FILE:LINE: queues.Q.KEY", as a ConfigError names a place; LINE is the queue's own line
+    // when the key was not given.
+    std::string where(const QueueConfig& queue, const std::string& key) const;
 };
 
 // Reads and validates a config file. ${VAR} in scalar values is replaced by the environment

@@ -11,8 +11,13 @@
 #include <vector>
 
 #include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/queue_health.hpp"
+#include "rowpump/dispatcher/queue_metrics.hpp"
 
 namespace rowpump {
+
+class Observer;
+class HttpEndpoint;
 
 class Dispatcher {
 public:
@@ -21,17 +26,27 @@ public:
     Dispatcher(const Dispatcher&) = delete;
     Dispatcher& operator=(const Dispatcher&) = delete;
 
+    // Starts the queues, the observer and, with `http` configured, the HTTP endpoint (throws
+    // std::runtime_error when its port cannot be had).
     void start();
     // Asks every queue to finish its current batch and return. Safe from any thread.
     void stop() noexcept;
     // Waits until every queue thread has returned.
     void join();
+    // One per queue, in config order, for the service monitor.
+    const std::vector<std::unique_ptr<QueueHealth>>& health() const { return health_; }
+
+    const MetricsSet& metrics() const { return metrics_; }
 
 private:
     const Config& config_;
+    MetricsSet metrics_;
+    std::unique_ptr<Observer> observer_;
+    std::unique_ptr<HttpEndpoint> http_;
     std::atomic<bool> stopping_{false};
     std::mutex mutex_;
     std::condition_variable wake_;
+    std::vector<std::unique_ptr<QueueHealth>> health_;
     std::vector<std::thread> threads_;
 };
 

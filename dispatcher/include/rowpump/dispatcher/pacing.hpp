@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "rowpump/common/backoff.hpp"
 #include "rowpump/dispatcher/config.hpp"
 
 namespace rowpump {
@@ -40,17 +41,6 @@ private:
 // min(batch, max_backlog - ready_length, rate_available), never negative.
 std::int64_t dispatch_capacity(std::int64_t batch, std::int64_t max_backlog,
                                std::int64_t ready_length, std::int64_t rate_available);
-
-// Doubling delay from `min` to `max`; reset() starts over.
-class Backoff {
-public:
-    Backoff(Millis min, Millis max) : min_(min), max_(max), next_(min) {}
-    Millis next();
-    void reset() { next_ = min_; }
-
-private:
-    Millis min_, max_, next_;
-};
 
 // Retry delay after `failed_attempts` failures (1 for the first): base * 2^(n-1) capped at
 // `cap`, then "equal jitter": half of it fixed, the other half scaled by jitter in [0, 1).

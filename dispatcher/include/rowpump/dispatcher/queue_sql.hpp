@@ -4,6 +4,8 @@
 // config. Identifiers are quoted; values are always `?` parameters.
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,16 +22,22 @@ public:
     // locking claim_expired() runs only when there is something to claim. Params: lease in
     // microseconds.
     const std::string& claim_plan() const { return claim_plan_; }
-    // Stamps a claim token and a lease end on up to LIMIT claimable rows.
-    // Params: token batch prefix, lease end (from claim_plan), limit.
+    // Stamps a claim token and a lease end on up to LIMIT claimable rows, passing over rows
+    // that other transactions hold locked (FOR UPDATE SKIP LOCKED).
+    // Params: limit, token batch prefix, lease end (from claim_plan).
     const std::string& claim() const { return claim_; }
     // Claims rows whose lease ran out or whose retry backoff has passed, oldest first, through
     // the lease index, wherever they are in the order. Params as claim().
     const std::string& claim_expired() const { return claim_expired_; }
     // The same as claim(), resuming a sweep: only rows at or after a cursor value of the first
-    // order_by column (see QueueStore::claim). Params: prefix, lease end, cursor, limit. Empty
+    // order_by column (see QueueStore::claim). Params: cursor, limit, prefix, lease end. Empty
     // without order_by.
     const std::string& claim_from() const { return claim_from_; }
+    // After a claim from the start of the order that took fewer rows than it could: the first
+    // kPassedOverLimit rows that are still claimable, which that claim passed over because
+    // another transaction held them locked (or that came due since). A plain read, no locks.
+    static constexpr int kPassedOverLimit = 20;
+    const std::string& passed_over() const { return passed_over_; }
     // A batch's ids, tokens and first order_by column (if any), in order_by order, found
     // through the lease index: every row of a batch has the same lease end.
     // Params: lease end, lowest token, bound above all tokens of the batch.
@@ -38,8 +46,14 @@ public:
     const std::string& release() const { return release_; }
     // The claimable-row query for EXPLAIN in `rowpump check`, with LIMIT `batch` inlined.
     const std::string& explain_due() const { return explain_due_; }
-    // Counts rows that are due and claimable now (for `rowpump status`).
-    const std::string& count_due() const { return count_due_; }
+    // Counts rows that are due and claimable now, stopping at `cap` + 1 and after `timeout`
+    // (MariaDB's max_statement_time), and the age in microseconds of the oldest `due_since`
+    // among them (NULL without due_since). Shared by status, metrics and the dashboard.
+    std::string count_due(std::int64_t cap, Millis timeout) const;
+    // Claimed rows whose lease ends within a window from now, oldest lease first: id, token,
+    // lease end. Rows whose outcome was applied keep a settled token and are left out.
+    // Params: lease end to start after (exclusive), window in microseconds, limit.
+    const std::string& expiring() const { return expiring_; }
 
     // Outcome statements join the table with `rows` rows of bound values, each row starting
     // with (token, id). Row layouts:
@@ -47,32 +61,56 @@ public:
     //   retry:   token, id, attempts, error, delay in microseconds
     //   dead:    token, id, attempts, error
     //   extend:  token, id, lease in microseconds
+    // success, retry and dead leave the row with its settled token: the claim token with
+    // kSettledMark at position kSettledMarkAt, so that an outcome applied a second time (a
+    // dispatcher stopped after the commit, before acknowledging it in Redis) is recognised.
     std::string success(std::size_t rows) const;
     std::string retry(std::size_t rows) const;
     std::string dead(std::size_t rows) const;
     std::string extend(std::size_t rows) const;
+    // How many distinct rows of `rows` (token, id) hold the settled token of that claim.
+    std::string settled(std::size_t rows) const;
+    static constexpr std::size_t kSettledMarkAt = 16;  // 1-based: the batch's last hex digit
+    static constexpr const char* kSettledMark = "=";
 
     // Names bound after (token, id) in success rows.
     const std::vector<std::string>& placeholders() const { return placeholders_; }
 
-    // The ALTER TABLE statements that add the bookkeeping columns and the lease index;
-    // each is harmless to run twice.
+    // The ALTER TABLE statements: [0] adds the bookkeeping columns, [1] the lease index. Apart,
+    // neither makes the server rebuild the table: the columns are metadata only (INSTANT),
+    // the index is built in place while writes go on (NOCOPY, LOCK=NONE). The explicit
+    // clauses make the server refuse rather than fall back to a copy or a lock. Each is
+    // harmless to run twice.
     std::vector<std::string> migrate() const;
 
     // CLI: dead rows (id, attempts, error, dead_at), newest first. Params: limit.
     const std::string& list_dead() const { return list_dead_; }
-    // CLI: revive dead rows. revive_ids(n) takes n ids; revive_all() takes none.
-    std::string revive_ids(std::size_t ids) const;
-    const std::string& revive_all() const { return revive_all_; }
+    // CLI `retry`, run in this order in one transaction, each taking the same `ids` ids (none
+    // with ids = 0: every dead row): reset the dead rows' attempts and claim, after the
+    // operator's SET list if one is given; count them and those the due condition is not true
+    // for (two columns); list up to kShownNotDue of the latter; clear their dead mark.
+    struct Revive {
+        static constexpr int kShownNotDue = 10;
+        std::string reset, count, not_due, finish;
+    };
+    Revive revive(std::size_t ids, const std::optional<SqlFragment>& set) const;
+    // Dashboard: discard dead rows (they leave the dead list). discard_ids(n, true) applies
+    // on_dead again and clears the claim columns; with false it only clears the dead mark, so
+    // the row's own due condition decides what happens to it. Params: n ids.
+    std::string discard_ids(std::size_t ids, bool apply_on_dead) const;
 
 private:
+    std::string stamp(const std::string& where_order) const;
+    std::string values_table(std::size_t rows, const std::vector<std::string>& columns) const;
     std::string join_values(std::size_t rows, const std::vector<std::string>& columns) const;
+    static std::string settled_token();
 
     const QueueConfig& queue_;
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
     std::vector<std::string> placeholders_;
     std::string success_set_;
-    std::string claim_plan_, claim_, claim_expired_, claim_from_, read_back_, release_, explain_due_, count_due_, list_dead_, revive_all_;
+    std::string claim_plan_, claim_, claim_expired_, claim_from_, passed_over_, read_back_,
+        release_, explain_due_, claimable_, list_dead_, expiring_;
 };
 
 }  // namespace rowpump

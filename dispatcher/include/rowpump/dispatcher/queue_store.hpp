@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "rowpump/common/protocol.hpp"
+#include "rowpump/dispatcher/claim.hpp"
 #include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/locked_row_watch.hpp"
 #include "rowpump/dispatcher/queue_sql.hpp"
 
 namespace sql {
@@ -23,24 +25,14 @@ class PreparedStatement;
 
 namespace rowpump {
 
-struct ClaimedRow {
-    std::string id;
-    std::string token;
-};
-
-// One batch: every row of it has the lease end lease_until and a token in [low, high).
-struct Claim {
-    std::string low, high;
-    std::string lease_until;  // DATETIME(3) text, from the database clock
-    std::vector<ClaimedRow> rows;
-};
-
 struct AppliedCounts {
     std::int64_t completed = 0;
     std::int64_t retried = 0;
     std::int64_t dead = 0;
-    std::int64_t extended = 0;
     std::int64_t stale = 0;  // token no longer matched: the claim had expired or was taken back
+    // Of those counted as completed, retried or dead: outcomes found applied already (a
+    // dispatcher stopped after committing them, before acknowledging them in Redis).
+    std::int64_t again = 0;
 
     AppliedCounts& operator+=(const AppliedCounts& o);
 };
@@ -50,16 +42,14 @@ public:
     static std::unique_ptr<QueueStore> open(const Config& config, const QueueConfig& queue);
     ~QueueStore();
 
-    // Takes the queue's leader lock (GET_LOCK, held as long as this connection lives).
-    // Returns false while another dispatcher holds it.
-    [[nodiscard]] bool try_lead();
-
     // Claims up to `limit` rows and reads them back by lease end and token. First rows whose
     // lease ran out or whose retry backoff passed (through the lease index, and only when a
     // plain read finds some), then due rows in order.
     // With order_by, that second claim sweeps forward from where the last one ended, so
     // the rows still leased at the head of the order are not scanned again by every claim;
     // the sweep starts over when it runs out of due rows.
+    // Rows other transactions hold locked are passed over; one that stays locked is logged
+    // once with its id (see LockedRowWatch).
     [[nodiscard]] Claim claim(std::int64_t limit);
     // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
     bool resuming_sweep() const { return cursor_.has_value(); }
@@ -67,15 +57,38 @@ public:
     std::int64_t release(const Claim& claim);
 
     // Applies outcomes in one transaction, a few statements per batch. Outcomes must be
-    // valid for the queue (see check_values). Retries and failures use the token's attempt.
+    // valid for the queue (see protocol::value_problem). Retries and failures use the token's
+    // attempt. An outcome that was applied before (its row holds the settled token of its
+    // claim) is counted as what it was, not as stale, and changes nothing.
     AppliedCounts apply(const std::vector<protocol::Done>& outcomes);
 
+    // Up to `limit` claimed rows whose lease ends after `after` and within `window` from now,
+    // oldest lease first (see LeaseKeeper).
+    [[nodiscard]] std::vector<ExpiringRow> expiring(const std::string& after, Millis window,
+                                                    std::int64_t limit);
+    // Renews the leases of still-claimed rows: the lease ends a full lease from now. Rows
+    // whose token no longer matches are left alone. Returns how many changed.
+    std::int64_t renew(const std::vector<ClaimedRow>& rows);
+
 private:
-    enum class Outcome { success, retry, dead, extend };
+    // Which UPDATE a report becomes: a retry past max_attempts is a dead update, like a fail.
+    // (settled is no update: it counts rows that hold the settled token of a claim.)
+    enum class RowUpdate { success, retry, dead, extend, settled };
 
     QueueStore(const Config& config, const QueueConfig& queue);
-    sql::PreparedStatement& outcome_statement(Outcome kind, std::size_t rows);
-    std::int64_t update_joined(Outcome kind, const std::vector<std::vector<std::string>>& rows);
+    std::string outcome_sql(RowUpdate kind, std::size_t rows) const;
+    sql::PreparedStatement& outcome_statement(RowUpdate kind, std::size_t rows);
+    // Binds `rows` to the kind's statements, a chunk at a time, the first `columns` values
+    // of each row, and sums what `run` returns for each chunk.
+    template <typename Run>
+    std::int64_t for_each_chunk(RowUpdate kind, const std::vector<std::vector<std::string>>& rows,
+                                std::size_t columns, Run&& run);
+    std::int64_t update_joined(RowUpdate kind, const std::vector<std::vector<std::string>>& rows);
+    // Applies one kind of outcome; those applied before are added to `already`.
+    std::int64_t apply_kind(RowUpdate kind, const std::vector<std::vector<std::string>>& rows,
+                            std::int64_t& already);
+    // How many of `rows` (token, id, ...) hold the settled token of their claim.
+    std::int64_t count_settled(const std::vector<std::vector<std::string>>& rows);
 
     const Config& config_;
     const QueueConfig& queue_;
@@ -86,17 +99,19 @@ private:
         bool any_expired = false;
     };
     Plan plan();
-    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix, const std::string& lease_until,
-                       const std::optional<std::string>& cursor, std::int64_t limit);
+    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix,
+                       const std::string& lease_until, const std::optional<std::string>& cursor,
+                       std::int64_t limit);
 
-    std::unique_ptr<sql::PreparedStatement> claim_plan_, claim_, claim_expired_, claim_from_, read_back_, release_;
-    std::map<std::pair<Outcome, std::size_t>, std::unique_ptr<sql::PreparedStatement>> outcome_statements_;
+    void look_for_locked_rows();
+
+    std::unique_ptr<sql::PreparedStatement> claim_plan_, claim_, claim_expired_, claim_from_,
+        passed_over_, read_back_, release_, expiring_;
+    std::map<std::pair<RowUpdate, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
+        outcome_statements_;
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;  // first order_by column of the last row swept
+    LockedRowWatch locked_rows_;
 };
-
-// "" if the outcome's named values fit the queue's on_success placeholders exactly, else
-// what is wrong ("undeclared value 'x' (queue declares: status)").
-std::string check_values(const protocol::Done& done, const std::vector<std::string>& declared);
 
 }  // namespace rowpump

@@ -1,54 +1,111 @@
 #pragma once
 
-// The Redis side of one queue, as the dispatcher sees it: push ready messages, read done
-// messages, take back the tasks of dead workers, keep counters. One connection, one thread.
-// A redis::IoError leaves it unusable: drop it and open a new one.
+// The Redis side of one queue, as the dispatcher sees it: push claimed rows as ready
+// messages, read done messages, take back the tasks of dead workers, keep counters. Speaks
+// protocol types; every key, message and script comes from common/. One connection, one
+// thread. A redis::IoError leaves it unusable: drop it and open a new one.
 
+#include <chrono>
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "rowpump/common/protocol.hpp"
 #include "rowpump/common/redis.hpp"
+#include "rowpump/dispatcher/claim.hpp"
 #include "rowpump/dispatcher/config.hpp"
 
 namespace rowpump {
 
-redis::Options redis_options(const RedisConfig& config);
-
 // Counter increments for rowpump:{q}:stats, field -> amount.
-using StatsDelta = std::map<std::string, std::int64_t>;
+using StatsDelta = protocol::Stats;
+
+// A done message: its text, and what became of it. Refused entries go to the bad list.
+struct DoneEntry {
+    std::string message;                 // verbatim, as found in Redis
+    std::optional<protocol::Done> done;  // parsed, and what is applied; empty when malformed
+    std::string error;                   // why it is refused (malformed, a value MySQL refused)
+    // Why the report is applied as a failed attempt instead of what it said (values that do
+    // not fit the queue's on_success); its message goes to the bad list as well.
+    std::string problem;
+
+    bool accepted() const { return done.has_value() && error.empty(); }
+    bool set_aside() const { return !accepted() || !problem.empty(); }
+    const std::string& why_set_aside() const { return error.empty() ? problem : error; }
+};
+
+// The queue's push window (`rate`), read or written by a push, on the Redis server's clock.
+struct PushWindow {
+    bool leader = true;                 // false: another dispatcher holds the leader lock
+    bool pushed = false;                // the push went through (false: the window was full)
+    std::int64_t rows_left = 0;         // rows the window takes now
+    std::chrono::microseconds wait{0};  // until it takes one more row; 0: now
+};
+
+// The tasks taken back from a worker whose heartbeat expired.
+struct ReapedWorker {
+    std::string worker_id;
+    std::vector<Task> tasks;
+    std::size_t malformed = 0;  // messages that were no task, moved to the bad list
+};
 
 class RedisQueue {
 public:
-    static RedisQueue open(const RedisConfig& config, const QueueConfig& queue);
+    // `leader_id`: this dispatcher's id in the leader lock (leader_scripts.hpp), which fences
+    // pushes and done-list trims.
+    static RedisQueue open(const RedisAddress& address, const QueueConfig& queue,
+                           std::string leader_id);
+
+    const protocol::Keys& keys() const { return keys_; }
 
     // Announces the queue to workers (rowpump:{q}:meta).
     void announce();
     std::int64_t ready_length();
-    // RPUSH in one pipelined round trip, counted as "dispatched".
-    void push(const std::vector<std::string>& messages);
-    // Up to `max` done messages, oldest first, left in place until ack_done.
-    std::vector<std::string> peek_done(std::int64_t max);
-    // Removes the first `count` done messages, moves `bad` ones aside and adds to counters,
-    // in one round trip.
-    void ack_done(std::size_t count, const std::vector<std::string>& bad, const StatsDelta& stats);
-    // Moves messages to the bad list (for ones not taken from the done list).
-    void move_aside(const std::vector<std::string>& bad, const StatsDelta& stats);
-    // Takes back the ready messages held by workers whose heartbeat expired.
-    // Returns (worker id, its messages) for each such worker.
-    std::vector<std::pair<std::string, std::vector<std::string>>> reap_dead_workers();
+    // Takes or renews the leader lock for `leader_timeout`; returns who holds it now.
+    std::string lead();
+    // Gives the leader lock up if this dispatcher holds it.
+    void resign();
+    // The rows' ready messages, RPUSHed and counted as "dispatched" in one script call
+    // (push_scripts.hpp); with a `rate`, only if the push window takes all of them, and then
+    // recorded in it. Without rows, reads the window.
+    PushWindow push(const std::vector<ClaimedRow>& rows);
+    // Up to `max` done messages, oldest first, parsed and checked against the queue's values;
+    // left in the done list until ack_done. Read in the same round trip: whether the queue is
+    // paused (rowpump:{q}:paused, see common/queue_pause.hpp).
+    struct Inbox {
+        std::vector<DoneEntry> done;
+        bool paused = false;
+    };
+    Inbox take_done(std::int64_t max);
+    // Removes `entries` (the head of the done list) from it, moves the refused ones aside and
+    // adds to counters (refused ones as "bad"), in one round trip. Returns false, having
+    // removed nothing, when another dispatcher holds the leader lock.
+    [[nodiscard]] bool ack_done(const std::vector<DoneEntry>& entries, StatsDelta stats);
+    // The same for entries that are not in the done list: moves the refused ones aside.
+    void move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats);
+    // Takes back the tasks held by workers whose heartbeat expired.
+    std::vector<ReapedWorker> reap_dead_workers();
+    // Which of `messages` (ready messages) are still held: waiting in the ready list, in a
+    // listed worker's processing list, or reported in the done list (protocol::kHeldScript).
+    std::vector<std::string> held(const std::vector<std::string>& messages);
+    void add_stats(const StatsDelta& stats);
 
 private:
-    RedisQueue(redis::Connection conn, const QueueConfig& queue);
+    RedisQueue(redis::Connection conn, const QueueConfig& queue, std::string leader_id);
     void append_stats(const StatsDelta& stats, std::size_t& replies);
-    void append_aside(const std::vector<std::string>& bad, const StatsDelta& stats, std::size_t& replies);
+    void append_aside(const std::vector<std::string>& bad, StatsDelta stats, std::size_t& replies);
 
     redis::Connection conn_;
     const QueueConfig& queue_;
     protocol::Keys keys_;
     std::string reap_sha_;
+    std::string held_sha_;
+    std::string push_sha_;
+    std::string lead_sha_;
+    std::string resign_sha_;
+    std::string ack_sha_;
+    std::string leader_id_;
 };
 
 }  // namespace rowpump

@@ -27,13 +27,20 @@ std::string format_order_by(const std::vector<OrderTerm>& terms);  // quoted, fo
 
 // An operator-written SQL fragment (a WHERE condition or a SET list).
 struct SqlFragment {
-    std::string text;                      // as written
+    std::string text;                       // as written
     std::vector<std::string> placeholders;  // distinct :names, in order of first use
+    // Every bare or backquoted name outside string literals (keywords and columns alike, but
+    // no function that is called and no @variable): all columns it may read or write are here.
+    std::vector<std::string> names;
 };
-// Rejects: empty text, ';' anywhere, '?' outside string literals, comment markers
-// ("--", "#", "/*") outside string literals, an unterminated string literal or quoted
-// identifier. Finds :name placeholders outside string literals and quoted identifiers
-// (":=" and "::" are not placeholders).
+// A fragment must stay one expression of the statement it is placed in. Rejects: empty
+// text, ';' anywhere, '?' outside string literals, comment markers ("--", "#", "/*") outside
+// string literals, an unterminated string literal or quoted identifier, parentheses that do
+// not balance (a ')' closing what the statement opened, a '(' left open), the words SELECT,
+// UNION, INTO, INTERSECT and EXCEPT (subqueries, set operations, writes to variables or
+// files), and calls of GET_LOCK, RELEASE_LOCK and RELEASE_ALL_LOCKS (the dispatcher's session
+// holds the leader lock). Finds :name placeholders outside string literals and quoted
+// identifiers (":=" and "::" are not placeholders).
 std::optional<SqlFragment> parse_fragment(std::string_view text, std::string& error);
 
 // The fragment's text with each :name replaced by replacement(name).

@@ -1,0 +1,36 @@
+#pragma once
+
+// The Redis keys of a queue. README.md ("Protocol") lists them for workers written in other
+// languages; keep the two in step.
+
+#include <string>
+#include <string_view>
+
+namespace rowpump::protocol {
+
+// Every key of a queue carries the queue name as a Redis Cluster hash tag:
+// rowpump:{<queue>}:<suffix>.
+struct Keys {
+    std::string ready;    // list: ready messages waiting for a worker
+    std::string done;     // list: done messages waiting for the dispatcher
+    std::string bad;      // list: malformed messages moved aside
+    std::string workers;  // set: ids of workers that may hold tasks
+    std::string meta;     // hash: what the dispatcher announces about the queue (queue_meta.hpp)
+    std::string stats;    // hash: counters kept by the dispatcher (queue_stats.hpp)
+    std::string gauges;   // hash: the leader's due count and oldest due age (queue_gauges.hpp)
+    std::string dispatchers;  // hash: dispatcher id -> role and when it said so (queue_gauges.hpp)
+    std::string paused;       // string: present while the queue is paused (queue_pause.hpp)
+    std::string window;       // list: the pushes within the last `rate` period (push_scripts.hpp)
+    std::string leader;       // string with a TTL: the leading dispatcher's id (leader_scripts.hpp)
+
+    std::string processing(std::string_view worker_id) const;  // list: a worker's tasks in hand
+    std::string heartbeat(std::string_view worker_id) const;   // string with a TTL
+
+    std::string prefix;  // "rowpump:{<queue>}:"
+};
+Keys keys_for(std::string_view queue);
+
+// Queue names and worker ids go into key names: [A-Za-z0-9_.-], 1 to 64 characters.
+bool is_valid_name(std::string_view name);
+
+}  // namespace rowpump::protocol

@@ -1,0 +1,60 @@
+#pragma once
+
+// The messages of the wire protocol: ready messages (dispatcher -> worker) and done messages
+// (worker -> dispatcher). README.md ("Protocol") documents the same thing for workers written
+// in other languages; keep the two in step.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rowpump/common/duration.hpp"
+#include "rowpump/task.hpp"
+#include "rowpump/verb.hpp"
+
+namespace rowpump::protocol {
+
+// Names of values a worker reports with "ok": [A-Za-z_][A-Za-z0-9_]*, at most 64 characters.
+bool is_valid_value_name(std::string_view name);
+
+// Bytes outside [A-Za-z0-9-._~] become %XX (upper-case hex).
+std::string percent_encode(std::string_view raw);
+std::optional<std::string> percent_decode(std::string_view encoded);
+
+// A claim token is "<batch>-<attempt>-<row>": 16 upper-case hex digits naming the claim
+// batch, the 1-based attempt number, and HEX() of the row id, so every claim of every row
+// has a token of its own. Workers treat it as opaque apart from the attempt number.
+constexpr std::size_t kBatchPrefixLength = 17;  // 16 hex digits and the dash
+bool is_valid_token(std::string_view token);
+int token_attempt(std::string_view token);  // precondition: is_valid_token(token)
+
+// Ready message: "<id>:<token>", the id percent-encoded. parse_ready keeps the message in
+// Task::message; ready_message gives it back, formatting it for a task built by hand.
+std::string format_ready(std::string_view id, std::string_view token);
+std::optional<Task> parse_ready(std::string_view message, std::string& error);
+std::string ready_message(const Task& task);
+
+// Done message: "<ready message> <verb>[ <name>=<value>]..." with percent-encoded values.
+//   ok      [<name>=<value>]...   values for the queue's on_success clause
+//   retry   [reason=<text>] [delay=<duration>]
+//   fail    [reason=<text>]
+//   extend  lease=<duration>      keep the claim for this long from now; task stays in hand
+// Verb::success is spelled "ok".
+std::string_view verb_name(Verb verb);
+
+constexpr std::size_t kMaxMessageBytes = 64 * 1024;
+
+struct Done {
+    Task task;  // what this reports on; task.message is the ready message, verbatim
+    Verb verb = Verb::success;
+    std::vector<std::pair<std::string, std::string>> values;  // ok only
+    std::string reason;                                       // retry, fail
+    std::optional<Millis> delay;                              // retry
+    Millis lease{0};                                          // extend
+};
+std::string format_done(const Done& done);
+std::optional<Done> parse_done(std::string_view message, std::string& error);
+
+}  // namespace rowpump::protocol

@@ -1,0 +1,40 @@
+#include "rowpump/common/keys.hpp"
+
+#include <algorithm>
+
+namespace rowpump::protocol {
+
+std::string Keys::processing(std::string_view worker_id) const {
+    return prefix + "processing:" + std::string(worker_id);
+}
+
+std::string Keys::heartbeat(std::string_view worker_id) const {
+    return prefix + "heartbeat:" + std::string(worker_id);
+}
+
+Keys keys_for(std::string_view queue) {
+    Keys k;
+    k.prefix = "rowpump:{" + std::string(queue) + "}:";
+    k.ready = k.prefix + "ready";
+    k.done = k.prefix + "done";
+    k.bad = k.prefix + "bad";
+    k.workers = k.prefix + "workers";
+    k.meta = k.prefix + "meta";
+    k.stats = k.prefix + "stats";
+    k.gauges = k.prefix + "gauges";
+    k.dispatchers = k.prefix + "dispatchers";
+    k.paused = k.prefix + "paused";
+    k.window = k.prefix + "window";
+    k.leader = k.prefix + "leader";
+    return k;
+}
+
+bool is_valid_name(std::string_view name) {
+    auto allowed = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '.' || c == '_';
+    };
+    return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), allowed);
+}
+
+}  // namespace rowpump::protocol

@@ -1,0 +1,54 @@
+#pragma once
+
+// A task that waits is never written off (README.md, "Semantics and guarantees"). A claim's
+// lease starts when the row is claimed, but a task may wait in the ready list, or in the
+// hands of a live worker, for longer than that. Before the dispatcher claims, the keeper
+// looks at the claimed rows whose lease ends within half a lease, asks Redis which of them
+// are still held (ready list, a listed worker's processing list, the done list), and renews
+// those for a full lease. Only rows nobody holds any more (a lost Redis list, a plain
+// consumer that popped the task and vanished) keep their lease end and come back by it.
+//
+// Cost: one indexed SELECT every lease/8 while rows are claimed; Redis and UPDATE work only
+// for rows whose lease is actually running out, that is for tasks waiting longer than half
+// a lease. Holds no connection of its own: it runs on the claiming connection, just before a
+// claim.
+
+#include <cstdint>
+#include <string>
+
+#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/queue_store.hpp"
+#include "rowpump/dispatcher/redis_queue.hpp"
+
+namespace rowpump {
+
+class LeaseKeeper {
+public:
+    explicit LeaseKeeper(const QueueConfig& queue);
+
+    // Call right before every claim. When a lease/8 has passed since the last look (and on
+    // the first call, so after every start and takeover), renews the leases of held rows
+    // that end within lease/2. After a look every held row's lease ends more than lease/2
+    // after it began, so a claim that starts within lease/2 of the last look never takes a
+    // held row; later claims find a new look due first.
+    void keep(QueueStore& store, RedisQueue& redis);
+
+    // Totals since start, for logs and tests.
+    std::int64_t looked_at() const { return looked_at_; }
+    std::int64_t renewed() const { return renewed_; }
+
+private:
+    // One page of rows whose lease ends after `after`; returns false after the last page.
+    bool keep_page(QueueStore& store, RedisQueue& redis, std::string& after,
+                   std::int64_t& page_size, std::int64_t& renewed);
+
+    const QueueConfig& queue_;
+    Millis window_;
+    Millis interval_;
+    TimePoint next_{};
+    std::int64_t looked_at_ = 0;
+    std::int64_t renewed_ = 0;
+};
+
+}  // namespace rowpump

@@ -1,0 +1,14 @@
+#pragma once
+
+// The Prometheus text exposition format (version 0.0.4) of every queue's metrics, as
+// GET /metrics serves it. README.md ("Metrics") lists the names.
+
+#include <string>
+
+#include "rowpump/dispatcher/queue_metrics.hpp"
+
+namespace rowpump {
+
+std::string render_metrics(const MetricsSet& queues, const std::string& version);
+
+}  // namespace rowpump

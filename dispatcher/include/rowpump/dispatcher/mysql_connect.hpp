@@ -1,0 +1,39 @@
+#pragma once
+
+// Connecting to MySQL/MariaDB through mysql-connector-c++ 1.1, with the session settings
+// every rowpump connection needs. The connector's types stay out of this header so that
+// only the files that talk SQL pay for its (Boost-heavy) headers.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rowpump/dispatcher/config.hpp"
+
+namespace sql {
+class Connection;
+class PreparedStatement;
+}  // namespace sql
+
+namespace rowpump {
+
+// Every thread that uses the connector must bracket its use with this.
+class MysqlThread {
+public:
+    MysqlThread();
+    ~MysqlThread();
+    MysqlThread(const MysqlThread&) = delete;
+    MysqlThread& operator=(const MysqlThread&) = delete;
+};
+
+// Connects with autocommit on and READ COMMITTED isolation, no automatic reconnect (a
+// silently reconnected session would lose those settings and its prepared statements).
+// Throws sql::SQLException.
+std::unique_ptr<sql::Connection> connect_mysql(const MysqlConfig& config);
+
+// `statement` prepared, with `params` bound as strings to its `?` in order.
+std::unique_ptr<sql::PreparedStatement> prepare_bound(sql::Connection& conn,
+                                                      const std::string& statement,
+                                                      const std::vector<std::string>& params);
+
+}  // namespace rowpump

@@ -1,0 +1,54 @@
+#include <cppconn/exception.h>
+
+#include <cstdint>
+#include <ostream>
+
+#include "queue_argument.hpp"
+#include "revive.hpp"
+#include "rowpump/dispatcher/commands.hpp"
+#include "rowpump/dispatcher/mysql_errors.hpp"
+
+namespace rowpump {
+
+int command_retry(const Config& config, const std::string& queue_name,
+                  const std::vector<std::string>& ids, bool all, const std::string& set_text,
+                  std::ostream& out, std::ostream& err) {
+    const auto* queue = find_queue_or_complain(config, queue_name, err);
+    if (queue == nullptr) return 1;
+    if (all == !ids.empty()) {
+        err << "give either ids or --all\n";
+        return 1;
+    }
+    std::optional<SqlFragment> set;
+    if (!set_text.empty()) {
+        std::string error;
+        set = parse_fragment(set_text, error);
+        if (set && !set->placeholders.empty())
+            error = "must not contain placeholders, found ':" + set->placeholders[0] + "'";
+        if (!set || !set->placeholders.empty()) {
+            err << "--set: " << error << "\n";
+            return 1;
+        }
+    }
+    try {
+        const Revived revived = revive_dead_rows(config, *queue, ids, set);
+        if (!revived.committed()) {
+            err << "queue " << queue->name << ": "
+                << explain_not_due(*queue, revived, set.has_value());
+            return 1;
+        }
+        out << "queue " << queue->name << ": " << revived.rows << " dead row(s) are due again\n";
+        if (!all && revived.rows < static_cast<std::int64_t>(ids.size())) {
+            err << "queue " << queue->name << ": "
+                << static_cast<std::int64_t>(ids.size()) - revived.rows
+                << " of the given ids are not dead rows\n";
+            return 1;
+        }
+    } catch (const sql::SQLException& e) {
+        err << "mysql: " << describe(e) << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace rowpump

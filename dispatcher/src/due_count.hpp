@@ -1,0 +1,21 @@
+#pragma once
+
+// The due backlog, counted the one way status, metrics and the dashboard share: up to
+// due_count.cap rows, given up after due_count.timeout, with the oldest due row's age for
+// queues that say when a row became due (due_since). README.md ("What the due count costs")
+// says what that costs the database.
+
+#include "rowpump/common/queue_gauges.hpp"
+#include "rowpump/dispatcher/config.hpp"
+
+namespace sql {
+class Connection;
+}  // namespace sql
+
+namespace rowpump {
+
+// Counts now; throws sql::SQLException (error 1969 when the statement ran out of time).
+protocol::QueueGauges count_due(sql::Connection& mysql, const QueueConfig& queue,
+                                const DueCountConfig& limits);
+
+}  // namespace rowpump

@@ -1,0 +1,138 @@
+#include "rowpump/dispatcher/metrics_text.hpp"
+
+#include <cstdio>
+
+namespace rowpump {
+
+namespace {
+
+class Writer {
+public:
+    void family(const char* name, const char* type, const char* help) {
+        out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+    }
+    void sample(const std::string& name, const std::string& labels, double value) {
+        char number[64];
+        std::snprintf(number, sizeof number, "%.17g", value);
+        out_ += name + "{" + labels + "} " + number + "\n";
+    }
+    std::string take() { return std::move(out_); }
+
+private:
+    std::string out_;
+};
+
+std::string queue_label(const QueueMetrics& q) {
+    return "queue=\"" + q.queue() + "\"";
+}
+
+void counters(Writer& w, const MetricsSet& queues) {
+    struct Family {
+        Counter counter;
+        const char* help;
+    };
+    const Family families[] = {
+        {Counter::dispatched, "Ready messages pushed to Redis by this process."},
+        {Counter::completed, "Successful outcomes applied (on_success ran)."},
+        {Counter::retried, "Retry outcomes applied, including tasks taken back from workers."},
+        {Counter::dead, "Rows that went dead (fail, or retries used up)."},
+        {Counter::stale, "Outcomes ignored because their claim token no longer matched."},
+        {Counter::bad, "Malformed or refused messages moved to the bad list."},
+        {Counter::reaped, "Tasks taken back from workers whose heartbeat expired."},
+        {Counter::claims, "Claims run against MySQL (one per cycle with room to dispatch)."},
+    };
+    for (const auto& f : families) {
+        const std::string name = std::string("rowpump_") + counter_name(f.counter) + "_total";
+        w.family(name.c_str(), "counter", f.help);
+        for (const auto& q : queues)
+            w.sample(name, queue_label(*q), static_cast<double>(q->get(f.counter)));
+    }
+    w.family("rowpump_errors_total", "counter", "Errors met by the queue's loop, by kind.");
+    for (const auto& q : queues) {
+        for (auto k : {ErrorKind::mysql_connection, ErrorKind::mysql, ErrorKind::redis_connection,
+                       ErrorKind::redis}) {
+            w.sample("rowpump_errors_total",
+                     queue_label(*q) + ",kind=\"" + error_kind_name(k) + "\"",
+                     static_cast<double>(q->errors(k)));
+        }
+    }
+}
+
+void histogram(Writer& w, const MetricsSet& queues, const char* name, const char* help,
+               const Histogram& (QueueMetrics::*which)() const) {
+    w.family(name, "histogram", help);
+    for (const auto& q : queues) {
+        const auto s = ((*q).*which)().snapshot();
+        std::uint64_t cumulative = 0;
+        for (std::size_t i = 0; i < s.counts.size(); ++i) {
+            cumulative += s.counts[i];
+            char bound[32];
+            if (i < s.bounds.size())
+                std::snprintf(bound, sizeof bound, "%g", s.bounds[i]);
+            else
+                std::snprintf(bound, sizeof bound, "+Inf");
+            w.sample(std::string(name) + "_bucket", queue_label(*q) + ",le=\"" + bound + "\"",
+                     static_cast<double>(cumulative));
+        }
+        w.sample(std::string(name) + "_sum", queue_label(*q), s.sum_seconds);
+        w.sample(std::string(name) + "_count", queue_label(*q), static_cast<double>(cumulative));
+    }
+}
+
+void gauges(Writer& w, const MetricsSet& queues) {
+    struct Family {
+        const char* name;
+        Gauge gauge;
+        const char* help;
+    };
+    const Family families[] = {
+        {"rowpump_due_backlog", Gauge::due,
+         "Rows due and claimable, counted up to due_count.cap by the leader."},
+        {"rowpump_due_backlog_capped", Gauge::due_capped,
+         "1 when the due count stopped at due_count.cap (there are more)."},
+        {"rowpump_ready_length", Gauge::ready, "Ready messages waiting for a worker."},
+        {"rowpump_in_flight", Gauge::in_flight, "Tasks held by workers."},
+        {"rowpump_workers", Gauge::workers, "Workers listed for the queue."},
+        {"rowpump_leader", Gauge::leader, "1 while this process is the queue's leader."},
+        {"rowpump_paused", Gauge::paused, "1 while the queue is paused."},
+    };
+    for (const auto& f : families) {
+        w.family(f.name, "gauge", f.help);
+        for (const auto& q : queues)
+            w.sample(f.name, queue_label(*q), static_cast<double>(q->get(f.gauge)));
+    }
+    w.family("rowpump_oldest_due_age_seconds", "gauge",
+             "Age of the oldest due row (queues with due_since only).");
+    for (const auto& q : queues) {
+        const auto ms = q->get(Gauge::oldest_due_age_ms);
+        if (ms >= 0)
+            w.sample("rowpump_oldest_due_age_seconds", queue_label(*q),
+                     static_cast<double>(ms) / 1000.0);
+    }
+    w.family("rowpump_connected", "gauge", "1 while the queue's loop is connected to the server.");
+    for (const auto& q : queues) {
+        w.sample("rowpump_connected", queue_label(*q) + ",server=\"mysql\"",
+                 static_cast<double>(q->get(Gauge::mysql_connected)));
+        w.sample("rowpump_connected", queue_label(*q) + ",server=\"redis\"",
+                 static_cast<double>(q->get(Gauge::redis_connected)));
+    }
+}
+
+}  // namespace
+
+std::string render_metrics(const MetricsSet& queues, const std::string& version) {
+    Writer w;
+    w.family("rowpump_build_info", "gauge", "The rowpump version this dispatcher runs.");
+    w.sample("rowpump_build_info", "version=\"" + version + "\"", 1);
+    counters(w, queues);
+    histogram(w, queues, "rowpump_claim_duration_seconds",
+              "Time a claim took in MySQL (plan, UPDATEs and read-back).",
+              &QueueMetrics::claim_duration);
+    histogram(w, queues, "rowpump_outcome_batch_duration_seconds",
+              "Time one batch of outcomes took to apply in MySQL.",
+              &QueueMetrics::outcome_batch_duration);
+    gauges(w, queues);
+    return w.take();
+}
+
+}  // namespace rowpump

@@ -1,0 +1,219 @@
+#include "observer.hpp"
+
+#include <cppconn/exception.h>
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+#include <mysql_connection.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "due_count.hpp"
+#include "rowpump/common/keys.hpp"
+#include "rowpump/common/queue_pause.hpp"
+#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "rowpump/dispatcher/queue_sql.hpp"
+
+namespace rowpump {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr Millis kSampleInterval{1000};
+constexpr int kDeadRereadRounds = 12;  // slow rounds between reads of an unchanged dead list
+
+}  // namespace
+
+Observer::Observer(const Config& config, MetricsSet& metrics)
+    : config_(config),
+      metrics_(metrics),
+      sampling_(config.http.has_value()),
+      id_(protocol::dispatcher_id()),
+      views_(config.queues.size()),
+      dead_seen_(config.queues.size(), -1) {
+    for (std::size_t i = 0; i < views_.size(); ++i) views_[i].name = config.queues[i].name;
+}
+
+Observer::~Observer() {
+    stop();
+}
+
+void Observer::start() {
+    thread_ = std::thread([this] { run(); });
+}
+
+void Observer::stop() noexcept {
+    {
+        std::lock_guard<std::mutex> lock(wake_mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void Observer::refresh() noexcept {
+    {
+        std::lock_guard<std::mutex> lock(wake_mutex_);
+        refresh_ = true;
+    }
+    wake_.notify_all();
+}
+
+std::vector<QueueView> Observer::views() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return views_;
+}
+
+void Observer::run() {
+    MysqlThread mysql_thread;
+    auto next_slow = Clock::now();
+    bool forced = false;
+    for (;;) {
+        const auto now = Clock::now();
+        const bool slow = forced || now >= next_slow;
+        if (slow) next_slow = now + config_.due_count.interval;
+        round(slow, forced);
+        std::unique_lock<std::mutex> lock(wake_mutex_);
+        const auto until = sampling_ ? std::min(now + kSampleInterval, next_slow) : next_slow;
+        wake_.wait_until(lock, until, [this] { return stopping_ || refresh_; });
+        if (stopping_) break;
+        forced = refresh_;
+        refresh_ = false;
+    }
+    mysql_.reset();
+}
+
+void Observer::round(bool slow, bool forced) {
+    std::string problem;
+    try {
+        if (!redis_) redis_.emplace(redis::Connection::connect(config_.redis));
+        for (std::size_t i = 0; i < config_.queues.size(); ++i) {
+            if (sampling_) sample(i, *redis_);
+            if (slow) publish(i, *redis_);
+            if (slow && sampling_) read_dead(i, forced);
+        }
+    } catch (const sql::SQLException& e) {
+        mysql_.reset();
+        problem = "MySQL: " + describe(e);
+    } catch (const std::exception& e) {
+        redis_.reset();
+        problem = std::string("Redis: ") + e.what();
+    }
+    if (!problem.empty()) {
+        spdlog::log(failing_ ? spdlog::level::debug : spdlog::level::warn,
+                    "observer: {}; the numbers shown are not current", problem);
+    } else if (failing_) {
+        spdlog::info("observer: recovered");
+    }
+    failing_ = !problem.empty();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& view : views_) view.problem = problem;
+}
+
+sql::Connection& Observer::mysql() {
+    if (!mysql_) mysql_ = connect_mysql(config_.mysql);
+    return *mysql_;
+}
+
+void Observer::sample(std::size_t i, redis::Connection& redis) {
+    const auto& queue = config_.queues[i];
+    const auto keys = protocol::keys_for(queue.name);
+    QueueView v;
+    v.redis = protocol::read_queue_state(redis, queue.name);
+    v.paused_by = protocol::paused_by(redis, queue.name);
+    v.gauges = protocol::parse_gauges(redis.command({"HGETALL", keys.gauges}).strings());
+    const auto now = protocol::unix_ms();
+    for (auto& d :
+         protocol::parse_dispatchers(redis.command({"HGETALL", keys.dispatchers}).strings())) {
+        if (now - d.at_ms <= protocol::kDispatcherFresh.count()) v.dispatchers.push_back(d);
+    }
+    auto& m = *metrics_[i];
+    m.set(Gauge::in_flight, v.redis.in_flight);
+    m.set(Gauge::workers, v.redis.workers);
+    if (!m.leader() && v.gauges) {  // the leader counts; the others show its count
+        m.set(Gauge::due, v.gauges->due);
+        m.set(Gauge::due_capped, v.gauges->due_capped ? 1 : 0);
+        m.set(Gauge::oldest_due_age_ms,
+              v.gauges->oldest_due_age ? v.gauges->oldest_due_age->count() : -1);
+    }
+    Sample point{now,
+                 protocol::stat(v.redis.stats, protocol::kStatDispatched),
+                 protocol::stat(v.redis.stats, protocol::kStatCompleted),
+                 v.gauges ? v.gauges->due : -1,
+                 v.redis.ready,
+                 v.redis.in_flight};
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& view = views_[i];
+    v.name = view.name;
+    v.dead = std::move(view.dead);
+    v.history = std::move(view.history);
+    v.history.push_back(point);
+    while (v.history.size() > kHistory) v.history.pop_front();
+    v.observed_at_ms = now;
+    view = std::move(v);
+}
+
+void Observer::publish(std::size_t i, redis::Connection& redis) {
+    const auto& queue = config_.queues[i];
+    const auto keys = protocol::keys_for(queue.name);
+    auto& m = *metrics_[i];
+    const bool leader = m.leader();
+    redis.command(
+        {"HSET", keys.dispatchers, id_,
+         protocol::format_dispatcher_entry(leader ? "leader" : "standby", protocol::unix_ms())});
+    if (!leader) return;
+    for (const auto& d :
+         protocol::parse_dispatchers(redis.command({"HGETALL", keys.dispatchers}).strings())) {
+        if (protocol::unix_ms() - d.at_ms > protocol::kDispatcherForgotten.count())
+            redis.command({"HDEL", keys.dispatchers, d.id});
+    }
+    protocol::QueueGauges gauges;
+    try {
+        gauges = count_due(mysql(), queue, config_.due_count);
+    } catch (const sql::SQLException& e) {
+        if (is_connection_error(e)) throw;
+        spdlog::warn("queue {}: counting the due rows failed ({}); see due_count in the README",
+                     queue.name, describe(e));
+        return;
+    }
+    gauges.leader = id_;
+    std::vector<std::string> hset{"HSET", keys.gauges};
+    for (auto& field : protocol::gauge_fields(gauges)) hset.push_back(std::move(field));
+    redis.append({"DEL", keys.gauges});  // a field left over from an older count must go
+    redis.append(hset);
+    redis.append({"PEXPIRE", keys.gauges, std::to_string(3 * config_.due_count.interval.count())});
+    redis.read_replies(3);
+    m.set(Gauge::due, gauges.due);
+    m.set(Gauge::due_capped, gauges.due_capped ? 1 : 0);
+    m.set(Gauge::oldest_due_age_ms, gauges.oldest_due_age ? gauges.oldest_due_age->count() : -1);
+    std::lock_guard<std::mutex> lock(mutex_);
+    views_[i].gauges = gauges;
+}
+
+void Observer::read_dead(std::size_t i, bool forced) {
+    std::int64_t dead_counter = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        dead_counter = protocol::stat(views_[i].redis.stats, protocol::kStatDead);
+    }
+    ++rounds_;
+    if (!forced && dead_counter == dead_seen_[i] && rounds_ % kDeadRereadRounds != 0) return;
+    std::unique_ptr<sql::PreparedStatement> stmt(
+        mysql().prepareStatement(QueueSql(config_.queues[i]).list_dead()));
+    stmt->setInt(1, static_cast<int>(kDeadShown));
+    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
+    std::vector<DeadRow> rows;
+    while (rs->next()) {
+        rows.push_back({rs->getString(1), rs->getInt64(2),
+                        rs->isNull(3) ? std::string() : std::string(rs->getString(3)),
+                        rs->getString(4)});
+    }
+    dead_seen_[i] = dead_counter;
+    std::lock_guard<std::mutex> lock(mutex_);
+    views_[i].dead = std::move(rows);
+}
+
+}  // namespace rowpump

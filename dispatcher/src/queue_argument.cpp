@@ -1,0 +1,16 @@
+#include "queue_argument.hpp"
+
+#include <ostream>
+
+namespace rowpump {
+
+const QueueConfig* find_queue_or_complain(const Config& config, const std::string& name,
+                                          std::ostream& err) {
+    if (const auto* queue = config.find_queue(name)) return queue;
+    std::string known;
+    for (const auto& q : config.queues) known += (known.empty() ? "" : ", ") + q.name;
+    err << "unknown queue '" << name << "' (" << config.file << " configures: " << known << ")\n";
+    return nullptr;
+}
+
+}  // namespace rowpump

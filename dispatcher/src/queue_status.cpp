@@ -1,0 +1,54 @@
+#include "queue_status.hpp"
+
+#include <cppconn/exception.h>
+
+#include <iostream>
+
+#include "due_count.hpp"
+#include "rowpump/common/keys.hpp"
+#include "rowpump/common/queue_pause.hpp"
+#include "rowpump/dispatcher/mysql_errors.hpp"
+
+namespace rowpump {
+
+QueueStatus QueueStatusReader::read(const QueueConfig& queue) {
+    const auto keys = protocol::keys_for(queue.name);
+    QueueStatus s;
+    s.queue = queue.name;
+    s.redis = protocol::read_queue_state(redis_, queue.name);
+    s.paused_by = protocol::paused_by(redis_, queue.name);
+    const auto now = protocol::unix_ms();
+    for (const auto& d :
+         protocol::parse_dispatchers(redis_.command({"HGETALL", keys.dispatchers}).strings())) {
+        if (now - d.at_ms > protocol::kDispatcherFresh.count()) continue;
+        if (d.role == "leader")
+            s.leader = d.id;
+        else
+            s.standby.push_back(d.id);
+    }
+    s.gauges = protocol::parse_gauges(redis_.command({"HGETALL", keys.gauges}).strings());
+    if (!s.gauges) {
+        s.counted_here = true;
+        s.gauges = own_count(queue);
+    }
+    return s;
+}
+
+std::optional<protocol::QueueGauges> QueueStatusReader::own_count(const QueueConfig& queue) {
+    const auto now = std::chrono::steady_clock::now();
+    auto it = counted_.find(queue.name);
+    if (it != counted_.end() && now - it->second.at < config_.due_count.interval)
+        return it->second.gauges;
+    Counted counted{now, std::nullopt};
+    try {
+        counted.gauges = count_due(mysql_, queue, config_.due_count);
+    } catch (const sql::SQLException& e) {
+        if (is_connection_error(e)) throw;
+        std::cerr << "queue " << queue.name << ": counting the due rows failed: " << describe(e)
+                  << "\n";
+    }
+    counted_[queue.name] = counted;
+    return counted.gauges;
+}
+
+}  // namespace rowpump

@@ -1,0 +1,85 @@
+#pragma once
+
+// Throwaway MariaDB and Redis servers for integration tests: child processes on free
+// loopback ports, with data in a fresh directory under /tmp. Each can be stopped, killed
+// and started again on the same port with the same data, for restart tests.
+// Start, stop and kill them from the test's main thread (see ChildProcess).
+
+#include <memory>
+#include <string>
+
+#include "rowpump/common/redis.hpp"
+#include "rowpump/testing/mysql_client.hpp"
+#include "rowpump/testing/process.hpp"
+#include "rowpump/testing/temp_dir.hpp"
+
+namespace rowpump::testing {
+
+// A loopback TCP port nobody listens on right now (bind to port 0, read it, close).
+int free_port();
+
+class MariaDb {
+public:
+    static constexpr const char* kUser = "rowpump";
+    static constexpr const char* kPassword = "rowpump-test-pw";
+
+    // Starts the server and creates user kUser with all privileges. Throws with the tail of
+    // the server's log when it does not come up.
+    MariaDb();
+    ~MariaDb();
+    MariaDb(const MariaDb&) = delete;
+    MariaDb& operator=(const MariaDb&) = delete;
+
+    int port() const { return port_; }
+    const std::string& dir() const { return dir_.path(); }
+    std::string log_path() const { return dir_.file("error.log"); }
+
+    void start();  // again, on the same port and data; no-op while running
+    void stop();   // SIGTERM and wait for a clean shutdown
+    void kill();   // SIGKILL and wait: a crash, InnoDB recovers on the next start
+    bool running();
+
+    MysqlLogin login(const std::string& database = "") const;  // as kUser
+    MysqlClient connect(const std::string& database = "") const;
+    MysqlClient connect_root() const;
+    // A new, empty database with a name unique on this server.
+    std::string create_database();
+
+private:
+    void wait_ready();
+    void create_user();
+
+    TempDir dir_;
+    int port_;
+    int databases_created_ = 0;
+    std::unique_ptr<ChildProcess> process_;
+};
+
+class RedisServer {
+public:
+    RedisServer();  // started; no persistence, so a restart starts empty
+    ~RedisServer();
+    RedisServer(const RedisServer&) = delete;
+    RedisServer& operator=(const RedisServer&) = delete;
+
+    int port() const { return port_; }
+    const std::string& dir() const { return dir_.path(); }
+    std::string log_path() const { return dir_.file("redis.log"); }
+
+    void start();
+    void stop();
+    void kill();
+    bool running();
+
+    RedisAddress options() const;
+    redis::Connection connect() const;
+
+private:
+    void wait_ready();
+
+    TempDir dir_;
+    int port_;
+    std::unique_ptr<ChildProcess> process_;
+};
+
+}  // namespace rowpump::testing

@@ -1,0 +1,41 @@
+#pragma once
+
+// What most dispatcher tests start from: a scratch directory, a MariaDB with an empty
+// database, a Redis, and helpers to write a config and start `rowpump run`.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rowpump/testing/mysql_client.hpp"
+#include "rowpump/testing/rowpump_cli.hpp"
+#include "rowpump/testing/rowpump_config.hpp"
+#include "rowpump/testing/servers.hpp"
+#include "rowpump/testing/temp_dir.hpp"
+
+namespace rowpump::testing {
+
+struct TestBed {
+    TempDir dir{"rowpump-it-"};
+    MariaDb mysql;
+    RedisServer redis;
+    std::string database = mysql.create_database();
+
+    MysqlClient db() const { return mysql.connect(database); }
+    redis::Connection redis_client() const { return redis.connect(); }
+
+    ConfigSpec config_spec(std::vector<QueueSpec> queues = {QueueSpec{}}) const {
+        return config_for(mysql, redis, database, std::move(queues));
+    }
+    // Writes <dir>/<name> and returns its path.
+    std::string write_config(std::vector<QueueSpec> queues = {QueueSpec{}},
+                             const std::string& name = "rowpump.yaml") const {
+        return rowpump::testing::write_config(dir.file(name), config_spec(std::move(queues)));
+    }
+    std::unique_ptr<Dispatcher> start_dispatcher(
+        const std::string& config, const std::string& log_name = "dispatcher.log") const {
+        return std::make_unique<Dispatcher>(config, dir.file(log_name));
+    }
+};
+
+}  // namespace rowpump::testing

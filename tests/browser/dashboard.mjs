@@ -1,0 +1,75 @@
+// Drives Debian's Chromium (through playwright-core) against a running dispatcher's dashboard:
+// waits for the numbers to move, retries one dead row, takes a screenshot, pauses the queue.
+// The C++ test that starts it (tests/http/test_browser.cpp) checks the effects in MySQL and
+// Redis. Exits non-zero with a message on any failure.
+//
+//   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --queue users \
+//       --dead-id 2 [--screenshot out.png] [--pause]
+import { chromium } from "playwright-core";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: "string" },
+    token: { type: "string" },
+    queue: { type: "string", default: "users" },
+    "dead-id": { type: "string" },
+    screenshot: { type: "string" },
+    pause: { type: "boolean", default: false },
+    chromium: { type: "string", default: "/usr/bin/chromium" },
+  },
+});
+const step = (text) => console.log(`[dashboard.mjs] ${text}`);
+
+const profile = mkdtempSync(join(tmpdir(), "rowpump-chromium-"));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: args.chromium,
+  headless: true,
+  viewport: { width: 1280, height: 900 },
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+try {
+  const page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(20000);
+  page.on("pageerror", (e) => step(`page error: ${e.message}`));
+  await page.goto(args.url);
+  const queue = page.locator(`#queue-${args.queue}`);
+  await queue.waitFor();
+  step("the page shows the queue");
+
+  // The numbers change: the done/s tile shows work, and the completed count moves on.
+  await page.waitForFunction((q) => {
+    const text = document.querySelector(`#queue-${q} .done_rate`).textContent;
+    return /^[0-9,]+$/.test(text) && Number(text.replace(/,/g, "")) > 0;
+  }, args.queue);
+  const first = await queue.locator(".dispatched_rate").textContent();
+  step(`done/s > 0; dispatched/s ${first}`);
+
+  if (args["dead-id"]) {
+    await page.fill("#token", args.token);
+    const row = queue.locator(`tbody tr[data-id="${args["dead-id"]}"]`);
+    await row.waitFor();
+    await row.locator('button[data-action="retry"]').click();
+    await page.locator("#toast", { hasText: "1 dead row(s) due again" }).waitFor();
+    await row.waitFor({ state: "detached" });
+    step(`retried dead row ${args["dead-id"]}`);
+  }
+  if (args.screenshot) {
+    await page.waitForTimeout(1500); // let the charts gather a few more points
+    await page.screenshot({ path: args.screenshot, fullPage: true });
+    step(`screenshot ${args.screenshot}`);
+  }
+  if (args.pause) {
+    await page.fill("#token", args.token);
+    await queue.locator("button.pause").click();
+    await queue.locator(".state", { hasText: "paused" }).waitFor();
+    step("paused");
+  }
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}

@@ -1,0 +1,60 @@
+// The dashboard in a real browser: headless Chromium (Debian's) driven by
+// tests/browser/dashboard.mjs loads the page of a dispatcher under load, sees the numbers
+// move, retries a dead row and pauses the queue; this test checks the effects in MySQL and
+// Redis. Needs node and `npm ci` in tests/browser (scripts/test.sh runs it).
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "http_system.hpp"
+#include "rowpump/testing/eventually.hpp"
+
+using namespace rowpump::testing;
+
+TEST_CASE("the dashboard in Chromium shows live numbers, retries a dead row and pauses",
+          "[browser]") {
+    const std::string dir = ROWPUMP_SOURCE_DIR "/tests/browser";
+    REQUIRE(std::filesystem::exists(dir + "/node_modules/playwright-core"));  // npm ci there
+    REQUIRE(std::filesystem::exists("/usr/bin/chromium"));
+
+    QueueSpec queue = e2e_queue();  // every row comes due again 2 s after its check
+    queue.due = "updated_time < NOW(3) - INTERVAL 2 SECOND";
+    queue.order_by = "updated_time";
+    HttpSystem sys(queue, 3000);
+    // Three dead rows, as `rowpump dead` would list them.
+    sys.db.exec(
+        "UPDATE user_block_status SET rp_dead_at = NOW(3), rp_attempts = 10, "
+        "rp_last_error = 'upstream said 500' WHERE user_id IN (1, 2, 3)");
+    sys.start();
+    ConsumerOptions options;
+    options.redis = sys.bed.redis.options();
+    options.queue = "users";
+    options.report_ok = true;
+    options.ok_values = {{"status", "1"}};
+    Consumer worker(options);
+
+    const auto shot = sys.bed.dir.file("dashboard.png");
+    auto r = run_program({"node", dir + "/dashboard.mjs", "--url",
+                          "http://127.0.0.1:" + std::to_string(sys.port) + "/", "--token",
+                          HttpSystem::kToken, "--dead-id", "2", "--screenshot", shot, "--pause"},
+                         90s);
+    INFO(r.describe());
+    REQUIRE(r.status.success());
+    CHECK(std::filesystem::file_size(shot) > 10000);
+
+    // Row 2 is no longer dead; rows 1 and 3 still are.
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_dead_at IS NOT NULL "
+                        "AND user_id IN (1, 2, 3)") == 2);
+    CHECK(sys.db.scalar("SELECT rp_attempts FROM user_block_status WHERE user_id = 2") == 0);
+    // Paused in Redis, and the dispatcher stops dispatching.
+    CHECK(sys.redis.command({"EXISTS", sys.keys().paused}).integer() == 1);
+    REQUIRE(eventually(10s, [&] { return sys.metric("rowpump_paused") == 1; }));
+    const auto dispatched = sys.metric("rowpump_dispatched_total");
+    CHECK(eventually(3s, [&] { return sys.metric("rowpump_dispatched_total") != dispatched; }) ==
+          false);
+    const auto log = sys.dispatcher->log();
+    CHECK(contains(log, "info http: queue users: retry ids 2: 1 dead row(s) due again"));
+    CHECK(contains(log, "info http: queue users: paused (dashboard, from 127.0.0.1)"));
+    worker.stop();
+}

@@ -1,0 +1,119 @@
+#include "fetcher.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string_view>
+#include <utility>
+
+#include "rowpump/common/log_text.hpp"
+#include "rowpump/common/messages.hpp"
+#include "rowpump/common/report_rules.hpp"
+
+namespace rowpump::details {
+
+using Clock = std::chrono::steady_clock;
+
+std::string seconds_text(milliseconds ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(ms.count() / 1000),
+                  static_cast<long long>(ms.count() % 1000));
+    return text;
+}
+
+// Redis goes on serving a blocked BLMOVE of a client that froze (SIGSTOP, a VM pause) or
+// was cut off. A block that outlived our heartbeat could move a task into the processing
+// list of a worker the dispatcher has already reaped, where nobody would look for it before
+// its lease ran out. The last beat is at most one interval old when a block starts, so a
+// block shorter than (ttl - interval) ends first; half of that leaves room for delays.
+milliseconds longest_block(milliseconds heartbeat_ttl, milliseconds heartbeat_interval) {
+    auto block = (heartbeat_ttl - heartbeat_interval) / 2;
+    return std::max(block, milliseconds{10});
+}
+
+Fetcher::Fetcher(const WorkerOptions& options, const WorkerKeys& keys, const Script& complete,
+                 const Script& take, WorkerLog& log, const std::atomic<bool>& stop)
+    : options_(options),
+      keys_(keys),
+      complete_(complete),
+      take_(take),
+      log_(log),
+      stop_(stop),
+      max_block_(longest_block(options.heartbeat_ttl, options.heartbeat_interval)) {}
+
+std::optional<Task> Fetcher::fetch(Session& s, milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+        auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+        std::optional<std::string> message;
+        if (left.count() > 0) {
+            auto block = std::min(left, max_block_);
+            message = s.blocking_command(blmove(block), block).optional_string();
+            if (!message && block < left) {
+                if (stop_.load(std::memory_order_relaxed)) return std::nullopt;
+                continue;  // the next block
+            }
+        } else {
+            message = s.command({"LMOVE", keys_.queue.ready, keys_.processing, "LEFT", "RIGHT"})
+                          .optional_string();
+        }
+        if (!message) return std::nullopt;
+        if (auto task = take(s, std::move(*message))) return task;
+    }
+}
+
+std::vector<std::string> Fetcher::blmove(milliseconds timeout) const {
+    // LEFT RIGHT: oldest first, and the processing list keeps fetch order.
+    return {"BLMOVE", keys_.queue.ready, keys_.processing, "LEFT", "RIGHT", seconds_text(timeout)};
+}
+
+void Fetcher::append_fetch(Session& s) const {
+    if (options_.batch == 1) {
+        const auto block = std::min(options_.fetch_timeout, max_block_);
+        s.append(blmove(block), block);
+    } else {
+        s.append(Session::script_call("EVALSHA", take_.sha, {keys_.queue.ready, keys_.processing},
+                                      {std::to_string(options_.batch)}));
+    }
+}
+
+std::vector<std::string> Fetcher::read_fetch(Session& s) {
+    try {
+        auto reply = s.read_reply();
+        if (options_.batch > 1) return reply.strings();
+        if (auto message = reply.optional_string()) return {std::move(*message)};
+        return {};
+    } catch (const redis::ReplyError& e) {
+        if (options_.batch == 1 || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
+        // Redis lost its script cache (a restart): eval() loads the script again.
+        return s
+            .eval(take_, {keys_.queue.ready, keys_.processing}, {std::to_string(options_.batch)})
+            .strings();
+    }
+}
+
+// A message now in our processing list: a task, or set aside as malformed.
+std::optional<Task> Fetcher::take(Session& s, std::string message) {
+    std::string error;
+    if (auto task = protocol::parse_ready(message, error)) return task;
+    set_aside(s, message, error);
+    return std::nullopt;
+}
+
+std::deque<Task> Fetcher::take_all(Session& s, std::vector<std::string> messages) {
+    std::deque<Task> tasks;
+    for (auto& message : messages) {
+        if (auto task = take(s, std::move(message))) tasks.push_back(std::move(*task));
+    }
+    return tasks;
+}
+
+void Fetcher::set_aside(Session& s, const std::string& message, const std::string& error) {
+    // The complete script moves a message between lists atomically: reused for the bad list.
+    s.eval(complete_, {keys_.processing, keys_.queue.bad}, {message, message});
+    bad_messages_.fetch_add(1, std::memory_order_relaxed);
+    log_.line("malformed ready message '" + log_text(message) + "' (" + log_text(error) +
+              ") moved to " + keys_.queue.bad);
+}
+
+}  // namespace rowpump::details

@@ -1,0 +1,128 @@
+#include "membership.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "rowpump/common/queue_meta.hpp"
+
+namespace rowpump::details {
+
+namespace {
+
+constexpr milliseconds kQueuePoll{200};
+
+}  // namespace
+
+Membership::Membership(const WorkerOptions& options, const WorkerKeys& keys, WorkerScripts& scripts,
+                       DeclaredValues& declared, WorkerLog& log, const std::atomic<bool>& stop)
+    : options_(options),
+      keys_(keys),
+      scripts_(scripts),
+      declared_(declared),
+      log_(log),
+      stop_(stop) {}
+
+bool Membership::join(bool survive_outages) {
+    if (joined_.load(std::memory_order_acquire)) return true;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (joined_.load(std::memory_order_relaxed)) return true;
+    const auto deadline = Clock::now() + options_.queue_wait;
+    Session s(options_.redis);
+    auto backoff = redis_backoff();
+    for (;;) {
+        try {
+            if (!wait_for_queue(s, deadline, survive_outages)) return false;
+            load_scripts(s);
+            // The first beat precedes the first BLMOVE, so the dispatcher never sees tasks
+            // in our processing list without a heartbeat.
+            beat(s);
+            break;
+        } catch (const redis::IoError& e) {
+            if (!survive_outages) throw ConnectionError(e.what());
+            log_.redis_failed(e);
+        } catch (const redis::ReplyError& e) {
+            // At start-up an error reply is a configuration problem (wrong password, a key
+            // of the wrong type), except while Redis loads its data after a restart.
+            if (!survive_outages || std::string_view(e.what()).rfind("LOADING", 0) != 0) {
+                throw Error(std::string("redis ") + options_.redis.host + ":" +
+                            std::to_string(options_.redis.port) + ": " + e.what());
+            }
+            log_.redis_failed(e);
+        }
+        sleep_unless(backoff.next(), stop_);
+        if (stop_.load()) return false;
+    }
+    heartbeat_ = std::make_unique<Heartbeat>(
+        Session(options_.redis), options_.heartbeat_interval, [this](Session& hs) { beat(hs); },
+        [this](const std::exception& e) { log_.redis_failed(e); });
+    joined_.store(true, std::memory_order_release);
+    return true;
+}
+
+bool Membership::wait_for_queue(Session& s, Clock::time_point deadline, bool stoppable) {
+    for (;;) {
+        auto replies = s.pipeline(
+            {{"EXISTS", keys_.queue.meta}, {"HGET", keys_.queue.meta, protocol::kMetaValues}});
+        if (replies[0].integer() == 1) {
+            declared_.update(replies[1].optional_string().value_or(""));
+            return true;
+        }
+        auto now = Clock::now();
+        if (now >= deadline) {
+            throw Error("unknown queue '" + options_.queue +
+                        "': no dispatcher has announced it (key " + keys_.queue.meta +
+                        " is missing)");
+        }
+        if (stoppable && stop_.load()) return false;
+        std::this_thread::sleep_for(std::min<Clock::duration>(kQueuePoll, deadline - now));
+    }
+}
+
+void Membership::load_scripts(Session& s) {
+    scripts_.complete.sha = s.command({"SCRIPT", "LOAD", scripts_.complete.body}).string();
+    scripts_.take.sha = s.command({"SCRIPT", "LOAD", scripts_.take.body}).string();
+}
+
+void Membership::beat(Session& s) {
+    // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
+    auto replies = s.pipeline({{"SET", keys_.heartbeat, options_.worker_id, "PX",
+                                std::to_string(options_.heartbeat_ttl.count())},
+                               {"SADD", keys_.queue.workers, options_.worker_id},
+                               {"HGET", keys_.queue.meta, protocol::kMetaValues}});
+    // The dispatcher may be restarted with another on_success: follow it.
+    if (auto values = replies[2].optional_string()) declared_.update(*values);
+    log_.redis_ok();
+}
+
+void Membership::leave() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!joined_.load()) return;
+    heartbeat_.reset();  // first, so no beat can list us again after we leave
+    joined_.store(false);
+    Session s(options_.redis);
+    auto backoff = redis_backoff();
+    for (int attempt = 1;; ++attempt) {
+        try {
+            auto left = s.eval(Script{protocol::kLeaveScript, {}},
+                               {keys_.heartbeat, keys_.processing, keys_.queue.workers},
+                               {options_.worker_id})
+                            .integer();
+            if (left > 0) {
+                log_.line(std::to_string(left) + " task(s) left in " + keys_.processing +
+                          "; the dispatcher takes them back");
+            }
+            return;
+        } catch (const std::exception& e) {
+            if (attempt == 3) {
+                log_.line(std::string("could not sign off (") + e.what() +
+                          "); the heartbeat lapses on its own");
+                return;
+            }
+        }
+        std::this_thread::sleep_for(backoff.next());
+    }
+}
+
+}  // namespace rowpump::details

@@ -1,0 +1,108 @@
+#include "serve_loop.hpp"
+
+#include <utility>
+
+namespace rowpump::details {
+
+Outcome run_handler(const Handler& handler, const Task& task) {
+    try {
+        return handler(task);
+    } catch (const std::exception& e) {
+        return Outcome::retry(e.what());
+    } catch (...) {
+        return Outcome::retry("the handler threw an exception that is not a std::exception");
+    }
+}
+
+ServeLoop::ServeLoop(const WorkerOptions& options, const Handler& handler, Fetcher& fetcher,
+                     Reporter& reporter, const DeclaredValues& declared, WorkerLog& log,
+                     const std::atomic<bool>& stop)
+    : options_(options),
+      handler_(handler),
+      fetcher_(fetcher),
+      reporter_(reporter),
+      declared_(declared),
+      log_(log),
+      stop_(stop),
+      session_(options.redis) {}
+
+void ServeLoop::run() {
+    for (;;) {
+        if (!hand_.empty()) {
+            handle_next();
+            continue;
+        }
+        if (stop_.load(std::memory_order_relaxed)) return;
+        fetch_one();
+    }
+}
+
+void ServeLoop::handle_next() {
+    Task task = std::move(hand_.front());
+    hand_.pop_front();
+    auto done = checked_done_message(task, run_handler(handler_, task), declared_);
+    reports_.push_back({std::move(task), std::move(done)});
+    if (hand_.empty()) hand_ = report_and_fetch(std::exchange(reports_, {}));
+}
+
+// With nothing in hand: a blocking fetch, or a pause while Redis is away.
+void ServeLoop::fetch_one() {
+    try {
+        if (auto task = fetcher_.fetch(session_, options_.fetch_timeout)) {
+            hand_.push_back(std::move(*task));
+        }
+        backoff_.reset();
+        log_.redis_ok();
+        return;
+    } catch (const redis::IoError& e) {
+        log_.redis_failed(e);
+    } catch (const redis::ReplyError& e) {
+        log_.redis_failed(e);
+    }
+    sleep_unless(backoff_.next(), stop_);
+}
+
+// The reports and the next fetch share one round trip: on a busy queue a batch of tasks costs
+// one.
+std::deque<Task> ServeLoop::report_and_fetch(const std::vector<Report>& reports) {
+    if (stop_.load(std::memory_order_relaxed)) {
+        reporter_.report_until_done(session_, reports, false);
+        return {};
+    }
+    bool reported = false;
+    std::vector<std::string> next;
+    try {
+        reporter_.append_report(session_, reports);
+        fetcher_.append_fetch(session_);
+        try {
+            reporter_.read_report(session_, reports);
+            reported = true;
+        } catch (const redis::ReplyError&) {
+            // NOSCRIPT after a Redis restart, or worse: retried below, after the fetch reply.
+        }
+        next = fetcher_.read_fetch(session_);
+        log_.redis_ok();
+    } catch (const redis::IoError& e) {
+        log_.redis_failed(e);
+        if (!reported) reporter_.report_until_done(session_, reports, true);
+        return {};
+    } catch (const redis::ReplyError& e) {
+        log_.redis_failed(e);  // the fetch failed; the next one (a plain BLMOVE) waits for Redis
+    }
+    if (!reported) reporter_.report_until_done(session_, reports, false);
+    return take_fetched(std::move(next));
+}
+
+// Fetched messages that turn out malformed are set aside, which may fail in turn.
+std::deque<Task> ServeLoop::take_fetched(std::vector<std::string> messages) {
+    try {
+        return fetcher_.take_all(session_, std::move(messages));
+    } catch (const redis::IoError& e) {
+        log_.redis_failed(e);
+    } catch (const redis::ReplyError& e) {
+        log_.redis_failed(e);
+    }
+    return {};
+}
+
+}  // namespace rowpump::details

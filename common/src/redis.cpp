@@ -100,11 +100,12 @@ Connection Connection::connect(const RedisAddress& address,
         throw IoError(what);
     }
     Connection conn(raw, command_timeout);
-    if (!address.password.empty()) {
-        std::vector<std::string> auth{"AUTH"};
-        if (!address.user.empty()) auth.push_back(address.user);
-        auth.push_back(address.password);
-        conn.command(auth);
+    // A named user logs in even without a password (an ACL user may be `nopass`): skipping
+    // AUTH would run everything as the default user, with its privileges instead.
+    if (!address.user.empty()) {
+        conn.command({"AUTH", address.user, address.password});
+    } else if (!address.password.empty()) {
+        conn.command({"AUTH", address.password});
     }
     return conn;
 }

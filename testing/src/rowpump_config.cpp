@@ -59,6 +59,7 @@ std::string render_config(const ConfigSpec& spec) {
         << "redis:\n"
         << "  host: " << spec.redis_host << "\n"
         << "  port: " << spec.redis_port << "\n";
+    if (!spec.redis_user.empty()) out << "  user: " << yaml_quote(spec.redis_user) << "\n";
     if (!spec.redis_password.empty())
         out << "  password: " << yaml_quote(spec.redis_password) << "\n";
     out << "log_level: " << spec.log_level << "\n";

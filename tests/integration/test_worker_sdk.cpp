@@ -19,6 +19,7 @@
 
 #include "rowpump/common/protocol.hpp"
 #include "rowpump/common/redis.hpp"
+#include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/servers.hpp"
 #include "rowpump/worker.hpp"
@@ -29,6 +30,7 @@ using namespace std::chrono_literals;
 using rowpump::Outcome;
 using rowpump::Task;
 using rowpump::testing::eventually;
+using rowpump::testing::RunningWorker;
 
 // "<16 hex>-<attempt>-<HEX(id)>", as the dispatcher makes them.
 std::string token_for(long id, int attempt = 1) {
@@ -103,33 +105,6 @@ struct QueueBed {
     }
 };
 
-// run() on a thread of its own; stopped and joined at the latest on destruction.
-class Running {
-public:
-    Running(rowpump::Worker& worker, rowpump::Handler handler)
-        : worker_(worker), thread_([this, handler] {
-              try {
-                  worker_.run(handler);
-              } catch (...) {
-                  error_ = std::current_exception();
-              }
-          }) {}
-    ~Running() {
-        worker_.stop();
-        if (thread_.joinable()) thread_.join();
-    }
-    void stop_and_join() {
-        worker_.stop();
-        thread_.join();
-        if (error_) std::rethrow_exception(error_);
-    }
-
-private:
-    rowpump::Worker& worker_;
-    std::exception_ptr error_;
-    std::thread thread_;
-};
-
 Outcome status_ok(const Task& task) {
     return Outcome::success({{"status", std::to_string(std::stol(task.id) * 2)}});
 }
@@ -163,7 +138,7 @@ TEST_CASE("worker runs tasks, reports ok with values and signs off on stop", "[w
     bed.push_ready({ready_for(42), ready_for(7, 2), ready_for(1000)});
 
     rowpump::Worker worker(bed.options(2));
-    Running running(worker, status_ok);
+    RunningWorker running(worker, status_ok);
     REQUIRE(eventually(10s, [&] { return bed.length(bed.keys.done) == 3; }));
 
     // While it runs: listed, with a heartbeat that has a TTL and gets refreshed.
@@ -203,7 +178,7 @@ TEST_CASE("with batch, a thread takes and reports several tasks per round trip, 
     rowpump::Worker worker(options);
     auto probe = bed.server.connect();  // the handler's own: bed.redis is the test thread's
     std::vector<std::int64_t> in_hand;  // the processing list's length as each handler starts
-    Running running(worker, [&](const Task& task) {
+    RunningWorker running(worker, [&](const Task& task) {
         in_hand.push_back(
             probe.command({"LLEN", bed.keys.processing(worker.worker_id())}).integer());
         return status_ok(task);
@@ -235,7 +210,7 @@ TEST_CASE("reports survive a SCRIPT FLUSH (Redis restarted with its data)", "[wo
     auto options = bed.options();
     options.batch = batch;
     rowpump::Worker worker(options);
-    Running running(worker, status_ok);
+    RunningWorker running(worker, status_ok);
     REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
 
     bed.redis.command({"SCRIPT", "FLUSH"});
@@ -343,7 +318,7 @@ TEST_CASE("a worker wrongly reaped lists itself again with its next heartbeat", 
     auto options = bed.options();
     options.heartbeat_ttl = 600ms;
     rowpump::Worker worker(options);
-    Running running(worker, status_ok);
+    RunningWorker running(worker, status_ok);
     REQUIRE(eventually(5s, [&] { return bed.listed(worker.worker_id()); }));
 
     bed.redis.command({"SREM", bed.keys.workers, worker.worker_id()});
@@ -379,7 +354,9 @@ TEST_CASE("a value the queue does not declare is refused", "[worker]") {
     SECTION("run() reports a retry naming the problem") {
         bed.push_ready({ready_for(4)});
         rowpump::Worker worker(bed.options());
-        Running running(worker, [](const Task&) { return Outcome::success({{"colour", "red"}}); });
+        RunningWorker running(worker, [](const Task&) {
+            return Outcome::success({{"colour", "red"}});
+        });
         REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
         running.stop_and_join();
         std::string error;
@@ -401,7 +378,9 @@ TEST_CASE("a value the queue does not declare is refused", "[worker]") {
         CHECK(bed.length(bed.keys.done) == 0);
         CHECK(worker.complete(*task, Outcome::retry("later")));
 
-        Running running(worker, [](const Task&) { return Outcome::success({{"status", "1"}}); });
+        RunningWorker running(worker, [](const Task&) {
+            return Outcome::success({{"status", "1"}});
+        });
         REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 2; }));
         running.stop_and_join();
         std::string error;
@@ -418,8 +397,8 @@ TEST_CASE("an exception from the handler is reported as a retry with its message
     bed.announce();
     bed.push_ready({ready_for(8)});
     rowpump::Worker worker(bed.options());
-    Running running(worker,
-                    [](const Task&) -> Outcome { throw std::runtime_error("boom: db down"); });
+    RunningWorker running(
+        worker, [](const Task&) -> Outcome { throw std::runtime_error("boom: db down"); });
     REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
     running.stop_and_join();
     CHECK(bed.list(bed.keys.done) ==
@@ -464,7 +443,7 @@ TEST_CASE("a malformed ready message goes to the bad list and the worker carries
     bed.announce();
     bed.push_ready({"no-token-here", "5:not-a-token", ready_for(6)});
     rowpump::Worker worker(bed.options());
-    Running running(worker, status_ok);
+    RunningWorker running(worker, status_ok);
     REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
     running.stop_and_join();
 
@@ -491,7 +470,7 @@ TEST_CASE("stop() under load: every task fetched is reported, none is left in ha
     options.batch = batch;
     rowpump::Worker worker(options);
     std::atomic<long> handled{0}, started_after_stop{0};
-    Running running(worker, [&](const Task& task) {
+    RunningWorker running(worker, [&](const Task& task) {
         if (worker.stopping()) ++started_after_stop;
         std::this_thread::sleep_for(std::chrono::microseconds(500));
         // stop() from inside a handler, while the other threads are busy.
@@ -528,7 +507,7 @@ TEST_CASE("worker rides out a Redis restart: the report waits, fetching resumes"
     rowpump::Worker worker(options);
     Gate gate;
     std::atomic<bool> entered{false};
-    Running running(worker, [&](const Task& task) {
+    RunningWorker running(worker, [&](const Task& task) {
         if (task.id == "21") {
             entered = true;
             gate.wait();
@@ -576,7 +555,7 @@ TEST_CASE("worker authenticates with a password or an ACL user", "[worker]") {
         options.redis.password = "app-pw";
         rowpump::Worker worker(options);
         bed.push_ready({ready_for(2)});
-        Running running(worker, status_ok);
+        RunningWorker running(worker, status_ok);
         REQUIRE(eventually(5s, [&] { return bed.length(bed.keys.done) == 1; }));
         running.stop_and_join();
     }

@@ -3,6 +3,10 @@
 //
 //   rowpump_example_user_block_worker --redis-port 6379 --threads 8
 //   ROWPUMP_REDIS_PASSWORD=... rowpump_example_user_block_worker --redis-host redis
+//   rowpump_example_user_block_worker --redis-user rowpump-worker \
+//       --redis-password-file /etc/rowpump/redis-worker-password
+//
+// The password never comes from the command line, where `ps` shows it to every user.
 //
 // SIGINT or SIGTERM: stop taking tasks, finish the ones in hand, exit.
 
@@ -12,7 +16,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -29,8 +36,33 @@ int check_user(long long user_id) {
 
 struct Args {
     rowpump::WorkerOptions options;
+    std::string password_file;
     int work_ms = 0;
 };
+
+// The file's content up to its first line end, so `echo secret >file` works.
+std::string read_password_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read --redis-password-file " + path);
+    std::string password;
+    std::getline(in, password);
+    if (!password.empty() && password.back() == '\r') password.pop_back();
+    if (password.empty()) throw std::runtime_error("--redis-password-file " + path + " is empty");
+    return password;
+}
+
+// ROWPUMP_REDIS_PASSWORD or --redis-password-file, not both: two sources that may disagree
+// are a mistake worth stopping for.
+std::string redis_password(const std::string& password_file) {
+    const char* from_environment = std::getenv("ROWPUMP_REDIS_PASSWORD");
+    if (password_file.empty()) return from_environment ? from_environment : "";
+    if (from_environment) {
+        throw std::runtime_error(
+            "the Redis password is given twice: ROWPUMP_REDIS_PASSWORD and "
+            "--redis-password-file; keep one");
+    }
+    return read_password_file(password_file);
+}
 
 constexpr int kUsageError = 2;
 
@@ -39,16 +71,17 @@ constexpr int kUsageError = 2;
 int main(int argc, char** argv) try {
     Args args;
     args.options.queue = "user_block_check";
-    // From the environment, never the command line, where `ps` would show it to everyone.
-    if (const char* password = std::getenv("ROWPUMP_REDIS_PASSWORD")) {
-        args.options.redis.password = password;
-    }
     CLI::App app{
         "rowpump example worker: re-checks users of the user_block_check queue.\n"
-        "The Redis password, if any, comes from ROWPUMP_REDIS_PASSWORD."};
+        "The Redis password, if any, comes from ROWPUMP_REDIS_PASSWORD or "
+        "--redis-password-file."};
     app.add_option("--redis-host", args.options.redis.host, "Redis host (default 127.0.0.1)");
     app.add_option("--redis-port", args.options.redis.port, "Redis port (default 6379)")
         ->check(CLI::Range(1, 65535));
+    app.add_option("--redis-user", args.options.redis.user,
+                   "Redis ACL user (default: the default user)");
+    app.add_option("--redis-password-file", args.password_file,
+                   "file whose first line is the Redis password");
     app.add_option("--queue", args.options.queue, "queue name (default user_block_check)");
     app.add_option("--threads", args.options.threads, "concurrent handlers (default 1)")
         ->check(CLI::PositiveNumber);
@@ -58,6 +91,12 @@ int main(int argc, char** argv) try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : kUsageError;
+    }
+    try {
+        args.options.redis.password = redis_password(args.password_file);
+    } catch (const std::runtime_error& e) {  // a bad option value, like those CLI11 finds
+        std::cerr << "user_block_worker: " << e.what() << "\n";
+        return kUsageError;
     }
     // Block the stop signals before any thread starts; this thread alone waits for them.
     sigset_t signals;

@@ -33,6 +33,7 @@ struct ConfigSpec {
     int mysql_port = 3306;
     std::string redis_host = "127.0.0.1";
     int redis_port = 6379;
+    std::string redis_user;      // empty: the default user
     std::string redis_password;  // empty: none
     std::string database;
     std::string user;

@@ -1,0 +1,288 @@
+// Least privilege, as README.md's "Least privilege" section states it: `migrate` runs as the
+// admin user; `check`, `run`, `status`, `dead` and `retry` as a MySQL user holding only the
+// README's GRANT on the task table and the README's Redis ACL line for the dispatcher; the
+// workers (the SDK in this process, the example worker with its password in a file) with the
+// worker line. The GRANTs and ACL lines are read from README.md, so the two cannot drift.
+
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "rowpump/common/queue_gauges.hpp"
+#include "rowpump/testing/e2e_system.hpp"
+#include "rowpump/testing/e2e_worker.hpp"
+#include "rowpump/testing/eventually.hpp"
+
+using namespace rowpump::testing;
+using nlohmann::json;
+using rowpump::Outcome;
+
+namespace {
+
+constexpr std::int64_t kRows = 300;
+constexpr std::int64_t kDeadId = 42;  // the SDK worker fails it once
+constexpr const char* kDispatcherUser = "rowpump";
+constexpr const char* kWorkerUser = "rowpump-worker";
+// MySQL accounts with README's grants for 'rowpump' and 'rowpump_admin' (the test bed's own
+// all-privileges user is already called rowpump).
+constexpr const char* kRunAccount = "rowpump_run";
+constexpr const char* kAdminAccount = "rowpump_admin";
+
+std::string password_of(const std::string& user) {
+    return user + "-secret";
+}
+
+// The one line of README.md that starts with `prefix` and contains `part`.
+std::string readme_line(const std::string& prefix, const std::string& part = "") {
+    std::istringstream readme(read_file(std::string(ROWPUMP_SOURCE_DIR) + "/README.md"));
+    std::vector<std::string> found;
+    for (std::string line; std::getline(readme, line);) {
+        if (line.rfind(prefix, 0) == 0 && line.find(part) != std::string::npos)
+            found.push_back(line);
+    }
+    if (found.size() != 1) {
+        throw std::runtime_error("README.md has " + std::to_string(found.size()) +
+                                 " lines starting with '" + prefix + "' with '" + part +
+                                 "', expected one");
+    }
+    return found[0];
+}
+
+// README's ACL line for `user` as an ACL SETUSER command, with the user's own password.
+std::vector<std::string> readme_acl_setuser(const std::string& user) {
+    std::istringstream words(readme_line("user " + user + " "));
+    std::vector<std::string> command{"ACL", "SETUSER"};
+    std::string word;
+    words >> word;  // "user"
+    while (words >> word) command.push_back(word[0] == '>' ? ">" + password_of(user) : word);
+    return command;
+}
+
+// "SELECT, UPDATE" from README's "GRANT SELECT, UPDATE ON app.t TO 'user'@'%';".
+std::string readme_privileges(const std::string& user) {
+    const std::string line = readme_line("GRANT ", "TO '" + user + "'@");
+    const auto on = line.find(" ON ");
+    if (on == std::string::npos) throw std::runtime_error("no ' ON ' in: " + line);
+    return line.substr(6, on - 6);
+}
+
+// `user` with the privileges README grants `readme_user` on the task table, and nothing else.
+void create_mysql_user(MysqlClient& root, const std::string& database, const std::string& user,
+                       const std::string& readme_user) {
+    for (const char* host : {"127.0.0.1", "localhost"}) {
+        const std::string account = "'" + user + "'@'" + host + "'";
+        root.exec("CREATE USER " + account + " IDENTIFIED BY " + sql_quote(password_of(user)));
+        root.exec("GRANT " + readme_privileges(readme_user) + " ON `" + database +
+                  "`.user_block_status TO " + account);
+    }
+}
+
+rowpump::RedisAddress redis_login(const RedisServer& server, const std::string& user) {
+    rowpump::RedisAddress address = server.options();
+    address.user = user;
+    address.password = password_of(user);
+    return address;
+}
+
+// README's two ACL users, and a password for the default user, so that a connection that
+// forgot to log in is refused instead of running with every right. Returns a connection
+// as the default user, for the test's own looks.
+rowpump::redis::Connection create_redis_users(const RedisServer& server) {
+    auto admin = server.connect();
+    admin.command(readme_acl_setuser(kDispatcherUser));
+    admin.command(readme_acl_setuser(kWorkerUser));
+    admin.command({"ACL", "SETUSER", "default", "resetpass", ">" + password_of("default")});
+    rowpump::RedisAddress address = server.options();
+    address.password = password_of("default");
+    return rowpump::redis::Connection::connect(address);
+}
+
+ConfigSpec config_as(const TestBed& bed, const std::string& mysql_user) {
+    ConfigSpec spec = bed.config_spec({e2e_queue()});
+    spec.user = mysql_user;
+    spec.password = password_of(mysql_user);
+    spec.redis_user = kDispatcherUser;
+    spec.redis_password = password_of(kDispatcherUser);
+    spec.extra_lines = {"due_count: { interval: 1s }"};  // the observer publishes soon
+    return spec;
+}
+
+// The users of every client connection but the one asking.
+std::multiset<std::string> client_users(rowpump::redis::Connection& redis) {
+    std::multiset<std::string> users;
+    std::istringstream lines(redis.command({"CLIENT", "LIST"}).string());
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find(" cmd=client|list ") != std::string::npos) continue;
+        const auto at = line.find(" user=");
+        if (at == std::string::npos) continue;
+        users.insert(line.substr(at + 6, line.find(' ', at + 6) - at - 6));
+    }
+    return users;
+}
+
+// The dispatcher (with its observer) and the workers are connected, each as README's user
+// for its side, and nobody else is.
+void check_logins(rowpump::redis::Connection& redis) {
+    const auto users = client_users(redis);
+    INFO("clients' users: " << Catch::Detail::stringify(users));
+    CHECK(users.count(kDispatcherUser) >= 1);
+    CHECK(users.count(kWorkerUser) >= 1);
+    CHECK(users.size() == users.count(kDispatcherUser) + users.count(kWorkerUser));
+}
+
+// Lines of a dispatcher log at error level, or at any level naming a refusal (retries of a
+// failure are logged at debug only).
+std::vector<std::string> troubled_lines(const std::string& log) {
+    std::vector<std::string> out;
+    std::istringstream in(log);
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream words(line);
+        std::string date, time, level;
+        words >> date >> time >> level;  // "2026-11-23 12:29:34.843 warning queue users: ..."
+        if (level == "error" || line.find("NOPERM") != std::string::npos ||
+            line.find("NOAUTH") != std::string::npos || line.find("denied") != std::string::npos)
+            out.push_back(line);
+    }
+    return out;
+}
+
+std::int64_t count(MysqlClient& db, const std::string& where) {
+    return db.scalar("SELECT COUNT(*) FROM user_block_status WHERE " + where);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "least privilege: check, run, status, dead and retry as README's MySQL grant and Redis ACL "
+    "users, workers as the worker ACL user",
+    "[e2e][privilege]") {
+    TestBed bed;
+    MysqlClient db = bed.db();  // every privilege: sets up and reads the data
+    create_e2e_table(db);
+    insert_e2e_rows(db, 1, kRows);
+    MysqlClient root = bed.mysql.connect_root();
+    create_mysql_user(root, bed.database, kAdminAccount, "rowpump_admin");
+    create_mysql_user(root, bed.database, kRunAccount, "rowpump");
+    auto redis = create_redis_users(bed.redis);
+
+    migrate_apply(write_config(bed.dir.file("admin.yaml"), config_as(bed, kAdminAccount)));
+    const std::string config =
+        write_config(bed.dir.file("rowpump.yaml"), config_as(bed, kRunAccount));
+
+    SECTION("the users hold nothing beyond what README grants") {
+        MysqlLogin login = bed.mysql.login(bed.database);
+        login.user = kRunAccount;
+        login.password = password_of(kRunAccount);
+        MysqlClient restricted = MysqlClient::connect(login);
+        CHECK_THROWS_WITH(restricted.exec("DELETE FROM user_block_status"),
+                          Catch::Contains("command denied"));
+        CHECK_THROWS_WITH(restricted.exec("ALTER TABLE user_block_status ADD COLUMN x INT"),
+                          Catch::Contains("command denied"));
+        auto dispatcher_redis =
+            rowpump::redis::Connection::connect(redis_login(bed.redis, kDispatcherUser));
+        CHECK_THROWS_WITH(dispatcher_redis.command({"GET", "elsewhere"}),
+                          Catch::Contains("NOPERM"));
+        CHECK_THROWS_WITH(dispatcher_redis.command({"FLUSHALL"}), Catch::Contains("NOPERM"));
+        auto worker_redis =
+            rowpump::redis::Connection::connect(redis_login(bed.redis, kWorkerUser));
+        CHECK_THROWS_WITH(worker_redis.command({"HSET", "rowpump:{users}:meta", "values", ""}),
+                          Catch::Contains("NOPERM"));
+        CHECK_THROWS_WITH(bed.redis.connect().command({"PING"}), Catch::Contains("NOAUTH"));
+    }
+
+    SECTION("rows are processed once, a dead row is listed and revived") {
+        const RunResult check = rowpump_cli({"check", "-c", config});
+        INFO(check.describe());
+        REQUIRE(check.status.success());
+
+        // Leftovers the dispatcher cleans up, so that the commands that takes are run too: a
+        // worker listed without a heartbeat (reaped) and a long-gone dispatcher (forgotten).
+        const auto keys = rowpump::protocol::keys_for("users");
+        redis.command({"SADD", keys.workers, "ghost"});
+        redis.command({"HSET", keys.dispatchers, "gone:1",
+                       rowpump::protocol::format_dispatcher_entry(
+                           "standby", rowpump::protocol::unix_ms() - 3600 * 1000)});
+        auto dispatcher = bed.start_dispatcher(config);
+        rowpump::WorkerOptions options;
+        options.redis = redis_login(bed.redis, kWorkerUser);
+        options.queue = "users";
+        options.worker_id = "sdk";
+        options.threads = 2;
+        std::vector<std::string> sdk_log;
+        options.log = [&](const std::string& line) { sdk_log.push_back(line); };
+        rowpump::Worker sdk_worker(options);
+        {
+            RunningWorker running(sdk_worker, [](const rowpump::Task& task) {
+                if (task.id == std::to_string(kDeadId)) return Outcome::fail("failed on purpose");
+                return Outcome::success({{"status", "1"}});
+            });
+            const bool settled = eventually(60s, [&] {
+                return count(db, "status = 0") == 1 && count(db, "rp_dead_at IS NOT NULL") == 1;
+            });
+            INFO(dispatcher->log_tail());
+            REQUIRE(settled);
+            check_logins(redis);
+            running.stop_and_join();
+        }
+        INFO("SDK log: " << Catch::Detail::stringify(sdk_log));
+
+        const RunResult dead = rowpump_cli({"dead", "-c", config, "users"});
+        INFO(dead.describe());
+        REQUIRE(dead.status.success());
+        CHECK(dead.out.find("\n" + std::to_string(kDeadId) + "\t1\t") != std::string::npos);
+        CHECK(dead.out.find("failed on purpose") != std::string::npos);
+
+        const RunResult revived =
+            rowpump_cli({"retry", "-c", config, "users", std::to_string(kDeadId)});
+        INFO(revived.describe());
+        REQUIRE(revived.status.success());
+
+        // More rows, for the example worker, which logs in with its password in a file.
+        insert_e2e_rows(db, kRows + 1, kRows);
+        const std::string password_file = bed.dir.file("worker-password");
+        write_file(password_file, password_of(kWorkerUser) + "\n");
+        SpawnOptions spawn = log_to(bed.dir.file("example-worker.log"));
+        ChildProcess example(
+            {ROWPUMP_EXAMPLE_WORKER, "--redis-port", std::to_string(bed.redis.port()),
+             "--redis-user", kWorkerUser, "--redis-password-file", password_file, "--queue",
+             "users", "--threads", "2"},
+            spawn);
+        const bool done = eventually(60s, [&] { return count(db, "status = 0") == 0; });
+        INFO("example worker: " << read_file(bed.dir.file("example-worker.log")));
+        INFO(dispatcher->log_tail());
+        REQUIRE(done);
+        check_logins(redis);
+
+        // The leader's observer publishes its role and due count (HSET, DEL, PEXPIRE).
+        RunResult status;
+        json look;
+        const bool published = eventually(15s, [&] {
+            status = rowpump_cli({"status", "-c", config, "--json"});
+            look = status.status.success() ? json::parse(status.out) : json{};
+            return look["leader"].is_string() && look["due_counted_by"] == look["leader"];
+        });
+        INFO(status.describe());
+        REQUIRE(published);
+        CHECK(look["queue"] == "users");
+        CHECK(look["due"] == 0);
+        CHECK(look["counters"]["dead"] == 1);
+
+        CHECK(example.stop(10s).success());
+        CHECK(dispatcher->process().stop(10s).success());
+        CHECK(count(db, "runs <> 1") == 0);  // every row once, the revived one included
+        CHECK(count(db, "rp_dead_at IS NOT NULL") == 0);
+        CHECK(redis.command({"SISMEMBER", keys.workers, "ghost"}).integer() == 0);
+        CHECK(redis.command({"HEXISTS", keys.dispatchers, "gone:1"}).integer() == 0);
+        CHECK(queue_stat(redis, "users", "completed") == 2 * kRows);
+        CHECK(troubled_lines(dispatcher->log()).empty());
+        CHECK(read_file(bed.dir.file("example-worker.log")).empty());
+        CHECK(sdk_log.empty());
+    }
+}

@@ -82,6 +82,21 @@ TEST_CASE("a wrong or missing Redis password at start ends the dispatcher with e
     }
 }
 
+TEST_CASE("a Redis user named without a password logs in as that user, not as the default",
+          "[dispatcher]") {
+    TestBed bed;
+    bed.redis_client().command(
+        {"ACL", "SETUSER", "dispatcher", "on", ">the-password", "~*", "+@all"});
+    ConfigSpec spec = bed.config_spec();
+    spec.redis_user = "dispatcher";  // and no password: the default user needs none
+    std::string log;
+    const auto status = run_until_exit(bed, spec, log);
+    INFO(log);
+    REQUIRE(status);
+    CHECK(status->describe() == "exit code 3");
+    CHECK(log.find("refused the login: WRONGPASS") != std::string::npos);
+}
+
 TEST_CASE("an outage is logged once, then summarised every interval, then its end",
           "[dispatcher]") {
     TestBed bed;

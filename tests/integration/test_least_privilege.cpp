@@ -215,6 +215,7 @@ TEST_CASE(
         options.queue = "users";
         options.worker_id = "sdk";
         options.threads = 2;
+        options.batch = 4;  // takes by script (LMOVE); the example worker blocks in BLMOVE
         std::vector<std::string> sdk_log;
         options.log = [&](const std::string& line) { sdk_log.push_back(line); };
         rowpump::Worker sdk_worker(options);
@@ -243,6 +244,11 @@ TEST_CASE(
             rowpump_cli({"retry", "-c", config, "users", std::to_string(kDeadId)});
         INFO(revived.describe());
         REQUIRE(revived.status.success());
+        for (const char* command : {"pause", "resume"}) {
+            const RunResult steered = rowpump_cli({command, "-c", config, "users"});
+            INFO(steered.describe());
+            CHECK(steered.status.success());
+        }
 
         // More rows, for the example worker, which logs in with its password in a file.
         insert_e2e_rows(db, kRows + 1, kRows);
@@ -284,5 +290,46 @@ TEST_CASE(
         CHECK(troubled_lines(dispatcher->log()).empty());
         CHECK(read_file(bed.dir.file("example-worker.log")).empty());
         CHECK(sdk_log.empty());
+    }
+}
+
+TEST_CASE(
+    "the example worker takes its Redis password from ROWPUMP_REDIS_PASSWORD or a file, not both",
+    "[privilege]") {
+    TempDir dir("rowpump-it-");
+    RedisServer server;
+    server.connect().command({"ACL", "SETUSER", kWorkerUser, "on", ">right", "~*", "+@all"});
+    const std::vector<std::string> login{ROWPUMP_EXAMPLE_WORKER, "--redis-port",
+                                         std::to_string(server.port()), "--redis-user",
+                                         kWorkerUser};
+    auto with_file = [&](const std::string& path) {
+        auto argv = login;
+        argv.insert(argv.end(), {"--redis-password-file", path});
+        return argv;
+    };
+    write_file(dir.file("wrong"), "wrong\n");
+    write_file(dir.file("empty"), "\n");
+    struct Case {
+        std::vector<std::string> argv;
+        std::vector<std::pair<std::string, std::string>> env;
+        int exit_code;
+        std::string error;
+    };
+    const std::vector<Case> cases{
+        {login, {{"ROWPUMP_REDIS_PASSWORD", "wrong"}}, 1, "WRONGPASS"},
+        {with_file(dir.file("wrong")), {}, 1, "WRONGPASS"},
+        {with_file(dir.file("wrong")),
+         {{"ROWPUMP_REDIS_PASSWORD", "wrong"}},
+         2,
+         "the Redis password is given twice"},
+        {with_file(dir.file("missing")), {}, 2, "cannot read --redis-password-file"},
+        {with_file(dir.file("empty")), {}, 2, "is empty"},
+    };
+    for (const auto& c : cases) {
+        const RunResult result = run_program(c.argv, 30s, c.env);
+        INFO(result.describe());
+        CHECK(result.status.exited());
+        CHECK(result.status.code() == c.exit_code);
+        CHECK(result.err.find(c.error) != std::string::npos);
     }
 }

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -202,7 +203,7 @@ TEST_CASE(
         INFO(check.describe());
         REQUIRE(check.status.success());
 
-        // Leftovers the dispatcher cleans up, so that the commands that takes are run too: a
+        // Leftovers for the dispatcher to clean up, so that the commands doing that run too: a
         // worker listed without a heartbeat (reaped) and a long-gone dispatcher (forgotten).
         const auto keys = rowpump::protocol::keys_for("users");
         redis.command({"SADD", keys.workers, "ghost"});
@@ -215,9 +216,13 @@ TEST_CASE(
         options.queue = "users";
         options.worker_id = "sdk";
         options.threads = 2;
-        options.batch = 4;  // takes by script (LMOVE); the example worker blocks in BLMOVE
+        options.batch = 4;         // takes by script (LMOVE); the example worker blocks in BLMOVE
+        std::mutex sdk_log_mutex;  // the SDK logs from its threads
         std::vector<std::string> sdk_log;
-        options.log = [&](const std::string& line) { sdk_log.push_back(line); };
+        options.log = [&](const std::string& line) {
+            std::lock_guard<std::mutex> lock(sdk_log_mutex);
+            sdk_log.push_back(line);
+        };
         rowpump::Worker sdk_worker(options);
         {
             RunningWorker running(sdk_worker, [](const rowpump::Task& task) {

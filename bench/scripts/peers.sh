@@ -29,14 +29,6 @@ peers=$ROWPUMP_ROOT/bench/peers
 results=$run_dir/peers.tsv
 export REDIS_URL=redis://$ROWPUMP_REDIS_HOST:$ROWPUMP_REDIS_PORT/0  # Sidekiq's
 
-# What each system does in MySQL for one job, for the table.
-declare -A mysql_work=(
-    [rowpump]="yes: claims the task's row, writes its outcome to it"
-    [delayed_job]="yes: the queue is a MySQL table (lock UPDATE, then DELETE per job)"
-    [sidekiq]="no: Redis only"
-    [bullmq]="no: Redis only"
-)
-
 mysql_root() { mariadb --no-defaults -uroot --socket="$ROWPUMP_MYSQL_SOCKET" -N -B "$@"; }
 proc_cpu() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print (f[12] + f[13]) / 100 }' "/proc/$1/stat"; }
 
@@ -80,7 +72,7 @@ run_rowpump() {
 run_peer() {
     local system=$1 config=$2 round=$3
     shift 3
-    local dir=$run_dir/$system-$config-r$round line runs unique done
+    local dir=$run_dir/$system-$config-r$round line runs unique completed
     mkdir -p "$dir"
     reset_and_settle
     "$@" "$dir" >"$dir/out.log" 2>&1 || { tail -n 20 "$dir/out.log" >&2; die "$system $config failed"; }
@@ -88,9 +80,9 @@ run_peer() {
     runs=$(cat "$dir"/ran-*.txt | grep -c . || true)
     unique=$(cat "$dir"/ran-*.txt | grep . | sort -u | wc -l)
     value() { sed -E "s/.* $1=([^ ]+).*/\1/" <<<" $line"; }
-    done=$(($(value jobs) - $(value left)))
-    ((unique >= done)) || done=$unique
-    record "$system" "$config" "$round" "$jobs" "$done" \
+    completed=$(($(value jobs) - $(value left)))
+    ((unique >= completed)) || completed=$unique
+    record "$system" "$config" "$round" "$jobs" "$completed" \
         "$(value seconds)" "$(value workers_cpu_s)" "$(value mysql_cpu_s)" "$(value redis_cpu_s)" \
         "$((runs - unique))"
     ((unique == jobs)) || log "$system $config round $round: $unique of $jobs jobs ran"

@@ -69,7 +69,7 @@ machine_info() {
 if ((peers)); then
     "$ROWPUMP_ROOT/scripts/install-deps.sh" --peers
     log "npm ci in bench/peers"
-    (cd "$ROWPUMP_ROOT/bench/peers" && npm ci --no-audit --no-fund --loglevel=error)
+    (cd "$ROWPUMP_ROOT/bench/peers" && npm ci --no-audit --no-fund --loglevel=error) >&2
 else
     "$ROWPUMP_ROOT/scripts/install-deps.sh"
 fi

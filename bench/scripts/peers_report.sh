@@ -48,13 +48,13 @@ summarize() {
             if (!(key in rounds)) order[++keys] = key
             rounds[key]++
             rate = $6 > 0 ? $5 / $6 : 0
-            rates[key] = rates[key] " " rate
+            rates[key] = rates[key] " " sprintf("%.3f", rate)
             shown[key] = shown[key] (rounds[key] > 1 ? " / " : "") group(rate)
             per = $5 > 0 ? 1000 / $5 : 0
-            total[key] = total[key] " " ($7 + $8 + $9) * per
-            procs[key] = procs[key] " " $7 * per
-            db[key] = db[key] " " $8 * per
-            kv[key] = kv[key] " " $9 * per
+            total[key] = total[key] " " sprintf("%.4f", ($7 + $8 + $9) * per)
+            procs[key] = procs[key] " " sprintf("%.4f", $7 * per)
+            db[key] = db[key] " " sprintf("%.4f", $8 * per)
+            kv[key] = kv[key] " " sprintf("%.4f", $9 * per)
             twice[key] += $10
             complete[key] += ($5 == $4)
         }

@@ -30,7 +30,7 @@ summarize() {
         }
         function label(name, config,   n) {
             if (name == "rowpump")
-                return config == "2x4" ? "rowpump, 2 workers x 4 threads (SDK default: 1 task per round trip)" \
+                return config == "2x4" ? "rowpump, 2 workers x 4 threads, batch 1 (default)" \
                                        : "rowpump, 2 workers x 4 threads, batch 16"
             if (name == "delayed_job") return "delayed_job, " substr(config, 1, length(config) - 1) " workers"
             if (name == "sidekiq")
@@ -83,17 +83,18 @@ plot() {
     gnuplot <<GNUPLOT
 set terminal pngcairo size 1100,620 font "sans,10"
 set output "$out/peers.png"
-set title "No-op jobs per second (median of $(cut -f3 "$results" | sort -u | wc -l) interleaved rounds, $(head -n 1 "$results" | cut -f4) jobs per run, same servers)"
+set title "No-op jobs per second (median of $(cut -f3 "$results" | sort -u | wc -l) interleaved rounds, $(head -n 1 "$results" | cut -f4 | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta') jobs per run, same servers)"
 set datafile separator "\t"
 set style fill solid 0.8 border -1
 set boxwidth 0.6
 set logscale y
-set yrange [50:*]
+stats "$out/peers-summary.tsv" using 3 nooutput
+set yrange [50:STATS_max * 2.5]
 set ylabel "jobs/s (log scale)"
 set xtics rotate by 25 right noenhanced
 set grid ytics
 set bmargin 13
-set lmargin 12
+set lmargin 30
 unset key
 plot "$out/peers-summary.tsv" \
      using 0:3:(strstrt(strcol(1), "rowpump") == 1 ? 0xd95f02 : 0x4a7ebb):xtic(1) \

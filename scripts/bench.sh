@@ -11,7 +11,7 @@
 # driver (see build-bench/bench/rowpump_bench --help), e.g. -- --phases dispatch --reps 5.
 # --peers: instead, rowpump end to end against delayed_job, Sidekiq and BullMQ on the same
 # servers (bench/scripts/peers.sh; its options after --); installs those first. Adds
-# peers.md, peers.tsv and peers.png to the run directory (~45 min with 100,000 jobs).
+# peers.md, peers.tsv and peers.png to the run directory (~50 min with 100,000 jobs).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -24,7 +24,7 @@ while (($#)); do
         --keep) keep=1; shift ;;
         --peers) peers=1; shift ;;
         --) shift; driver_args+=("$@"); break ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (driver options go after --)" ;;
     esac
 done

@@ -25,6 +25,10 @@ while (($#)); do
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs: expected a positive number, got '$jobs'"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds: expected a positive number, got '$rounds'"
+for system in ${systems//,/ }; do
+    [[ $system =~ ^(rowpump|delayed_job|sidekiq|bullmq)$ ]] ||
+        die "--systems: unknown system '$system' (rowpump, delayed_job, sidekiq, bullmq)"
+done
 peers=$ROWPUMP_ROOT/bench/peers
 results=$run_dir/peers.tsv
 export REDIS_URL=redis://$ROWPUMP_REDIS_HOST:$ROWPUMP_REDIS_PORT/0  # Sidekiq's

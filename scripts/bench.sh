@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks described in docs/benchmarks.md and prints their summary (markdown).
 #   scripts/bench.sh [--quick] [--keep] [-- DRIVER_OPTION...]
+#   scripts/bench.sh --peers [--keep] [-- --jobs N --rounds R --systems LIST]
 # Installs packages, builds Release in build-bench/, starts throwaway MariaDB and Redis in
 # run/bench-<time>/ (scripts/servers.sh), runs the driver (build-bench/bench/rowpump_bench)
 # against them, stops them. The run directory keeps summary.md, results.tsv (every
@@ -8,21 +9,26 @@
 # --quick: small tables and one repetition, a smoke test of the chain (~2 min; its figures
 # mean little). --keep: leave the servers and their data running. Options after -- go to the
 # driver (see build-bench/bench/rowpump_bench --help), e.g. -- --phases dispatch --reps 5.
+# --peers: instead, rowpump end to end against delayed_job, Sidekiq and BullMQ on the same
+# servers (bench/scripts/peers.sh; its options after --); installs those first. Adds
+# peers.md, peers.tsv and peers.png to the run directory (~50 min with 100,000 jobs).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-quick=0 keep=0
+quick=0 keep=0 peers=0
 driver_args=()
 while (($#)); do
     case $1 in
         --quick) quick=1; shift ;;
         --keep) keep=1; shift ;;
+        --peers) peers=1; shift ;;
         --) shift; driver_args+=("$@"); break ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (driver options go after --)" ;;
     esac
 done
+((!(quick && peers))) || die "--quick and --peers do not go together (--peers -- --jobs N: a short run)"
 if ((quick)); then
     # shellcheck disable=SC2054 # the commas are inside arguments (lists the driver splits)
     driver_args=(--reps 1 --rows 100000 --batches 1000 --dispatch-time-limit 60
@@ -60,7 +66,13 @@ machine_info() {
     say "| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |"
 }
 
-"$ROWPUMP_ROOT/scripts/install-deps.sh"
+if ((peers)); then
+    "$ROWPUMP_ROOT/scripts/install-deps.sh" --peers
+    log "npm ci in bench/peers"
+    (cd "$ROWPUMP_ROOT/bench/peers" && npm ci --no-audit --no-fund --loglevel=error) >&2
+else
+    "$ROWPUMP_ROOT/scripts/install-deps.sh"
+fi
 
 log "building (Release) in $build_dir"
 mkdir -p "$build_dir"
@@ -76,7 +88,12 @@ start_servers "$run_dir"
 
 machine_info >"$run_dir/machine.md"
 log "running the benchmarks; progress below, summary at the end"
-"$build_dir/bench/rowpump_bench" --run-dir "$run_dir" "${driver_args[@]}" >/dev/null
+if ((peers)); then
+    "$ROWPUMP_ROOT/bench/scripts/peers.sh" "$run_dir" "$build_dir/bench/rowpump_bench" \
+        "${driver_args[@]}" >"$run_dir/summary.md"
+else
+    "$build_dir/bench/rowpump_bench" --run-dir "$run_dir" "${driver_args[@]}" >/dev/null
+fi
 printf '| load average at end | %s |\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$run_dir/machine.md"
 
 say "## Machine"

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages needed to build rowpump, run its tests and run the demo.
 # Idempotent: when everything is installed it only asks dpkg and returns.
+#   scripts/install-deps.sh [--peers]
+# --peers: also the job queues scripts/bench.sh --peers compares rowpump with (delayed_job
+# with ActiveRecord on MySQL, Sidekiq; BullMQ comes from npm, bench/peers/package-lock.json)
+# and gnuplot for its plot.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -21,7 +25,15 @@ packages=(
     systemd-container debootstrap docker.io docker-compose
 )
 
-# Node.js and npm drive the browser test (playwright-core, tests/browser/package-lock.json).
+if [[ ${1:-} == --peers ]]; then
+    packages+=(ruby ruby-delayed-job ruby-delayed-job-active-record ruby-activerecord ruby-mysql2
+        ruby-sidekiq gnuplot-nox)
+elif (($#)); then
+    die "unknown argument: $1 (expected --peers or nothing)"
+fi
+
+# Node.js and npm drive the browser test (playwright-core, tests/browser/package-lock.json)
+# and run BullMQ for the peers benchmark.
 # Machines that already have a Node.js with npm keep it.
 command -v npm >/dev/null || packages+=(nodejs npm)
 

@@ -142,8 +142,8 @@ void FaultPlayer::mysql_down(FaultRecord& r) {
 }
 
 // An application transaction holds row locks: on periodic rows about to come due (claims
-// must pass over them and take them once the lock goes) and on one-shot rows a worker holds
-// right now (their outcomes wait for the lock).
+// must pass over them and take them once the lock goes) and on paced rows already dispatched
+// (they wait in the ready list for the rate; their outcomes wait for the lock).
 void FaultPlayer::row_locks(FaultRecord& r) {
     try {
         testing::MysqlClient db = cluster_.db();
@@ -152,17 +152,17 @@ void FaultPlayer::row_locks(FaultRecord& r) {
             "SELECT id FROM chaos_periodic WHERE next_at > NOW(3) + INTERVAL 100000 MICROSECOND "
             "AND rounds_left > 0 ORDER BY next_at LIMIT 20 FOR UPDATE");
         const auto held = db.column(
-            "SELECT id FROM chaos_once WHERE id > (SELECT MAX(id) FROM chaos_once) - 5000 AND "
-            "done = 0 AND rp_token IS NOT NULL LIMIT 5 FOR UPDATE");
+            "SELECT id FROM chaos_paced WHERE done = 0 AND rp_token IS NOT NULL LIMIT 5 FOR "
+            "UPDATE");
         std::string list;
         for (const auto& id : held) list += (list.empty() ? "" : ",") + id;
         if (!list.empty()) {
-            db.exec("UPDATE chaos_once SET touched = touched + 1 WHERE id IN (" + list + ")");
+            db.exec("UPDATE chaos_paced SET touched = touched + 1 WHERE id IN (" + list + ")");
         }
         std::this_thread::sleep_for(r.fault.duration);
         db.exec("COMMIT");
         r.what = std::to_string(soon.size()) + " periodic rows coming due, " +
-                 std::to_string(held.size()) + " one-shot rows in flight";
+                 std::to_string(held.size()) + " paced rows in flight";
     } catch (const std::exception& e) {
         r.problem = std::string("row_locks: ") + e.what();
     }

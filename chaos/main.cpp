@@ -53,7 +53,7 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--drain-timeout", o.drain_timeout,
                    "seconds to wait for the work to finish after the last insert")
         ->check(CLI::PositiveNumber);
-    app.add_option("--run-dir", o.run_dir, "where configs, logs and ledgers go (must not exist)")
+    app.add_option("--run-dir", o.run_dir, "where the config, the logs and the ledgers go")
         ->required();
     testing::parse_or_exit(app, argc, argv);
     if (app.count("--seed") == 0) o.seed = std::random_device{}();

@@ -52,9 +52,9 @@ Recoveries recovery_times(const std::vector<FaultRecord>& faults,
     const std::vector<Chunk> chunks = chunks_of(inserted, ledger);
     Recoveries out;
     Micros worst_quiet = 0;
+    const Micros quiet_end = faults.empty() ? kNever : faults.front().start;
     for (const auto& c : chunks) {
-        if (!faults.empty() && c.inserted >= faults.front().start) break;
-        if (c.ran != kNever) worst_quiet = std::max(worst_quiet, c.ran - c.inserted);
+        if (c.ran < quiet_end) worst_quiet = std::max(worst_quiet, c.ran - c.inserted);
     }
     const Micros normal = std::max<Micros>(kSecond / 2, 2 * worst_quiet);
     out.normal_latency_s = static_cast<double>(normal) / 1e6;
@@ -71,7 +71,7 @@ Recoveries recovery_times(const std::vector<FaultRecord>& faults,
             }
             if (steady) r.flowing_s = seconds_between(f.start, chunks[i].ran);
         }
-        Micros caught_up = 0;
+        Micros caught_up = f.start;  // nothing was waiting: caught up at once
         for (const auto& c : chunks) {
             if (c.inserted <= f.end) caught_up = std::max(caught_up, c.ran);
         }

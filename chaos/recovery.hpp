@@ -2,15 +2,16 @@
 
 // How long each fault held dispatch back, from the one-shot queue's rows: the feeder notes when
 // it inserted each chunk of rows, the ledgers when each row first ran. A chunk's latency is
-// from its insert until its last row first ran. Normal is what the quiet start before the
-// first fault showed: twice its worst chunk latency, at least 0.5 s.
+// from its insert until its last row first ran. Normal is what the quiet start showed (the
+// chunks that ran before the first fault began): twice their worst latency, at least 0.5 s.
 //
 //   flowing again  from the fault's start until the first chunk inserted after it began, and
 //                  every chunk inserted in the second after that one, ran within the normal
 //                  latency: new work is dispatched at the normal pace again
 //   caught up      from the fault's start until every row inserted before the fault ended has
 //                  run: the work the fault delayed (tasks lost with Redis, held by a frozen
-//                  worker, waiting out a lease) is done too
+//                  worker, waiting out a lease) is done too; 0 if all of it ran before the
+//                  fault began
 
 #include <cstdint>
 #include <optional>

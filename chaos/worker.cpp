@@ -7,8 +7,6 @@
 // SIGTERM or SIGINT: stop fetching, finish the tasks in hand, exit 0.
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -19,9 +17,9 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "rowpump/testing/bench_options.hpp"
+#include "rowpump/testing/worker_main.hpp"
 #include "rowpump/worker.hpp"
 
 namespace {
@@ -80,34 +78,16 @@ private:
 
 int main(int argc, char** argv) try {
     const Args args = parse_args(argc, argv);
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    sigaddset(&signals, SIGALRM);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread starts
-    alarm(static_cast<unsigned>(args.time_limit_s));
-
+    const sigset_t signals = rowpump::testing::block_stop_signals(args.time_limit_s);
     const Ledger ledger(args.ledger);
     rowpump::Worker worker(args.options);
-    int exit_code = 0;
-    std::thread runner([&] {
-        try {
-            worker.run([&](const rowpump::Task& task) {
-                ledger.record(args.options.queue, task);
-                return rowpump::Outcome::success({{"claim", task.token}});
-            });
-        } catch (const std::exception& e) {
-            std::cerr << "rowpump_chaos_worker: " << e.what() << "\n";
-            exit_code = 1;
-        }
-        kill(getpid(), SIGTERM);  // run() returned on its own: wake the main thread
-    });
-    int signal = 0;
-    sigwait(&signals, &signal);
-    worker.stop();
-    runner.join();
-    return exit_code;
+    return rowpump::testing::serve_until_signal(
+        worker,
+        [&](const rowpump::Task& task) {
+            ledger.record(args.options.queue, task);
+            return rowpump::Outcome::success({{"claim", task.token}});
+        },
+        signals, "rowpump_chaos_worker");
 } catch (const std::exception& e) {
     std::cerr << "rowpump_chaos_worker: " << e.what() << "\n";
     return 2;

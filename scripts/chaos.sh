@@ -24,7 +24,7 @@ while (($#)); do
             driver_args+=("$1" "$2"); shift 2 ;;
         --keep) keep=1; shift ;;
         --) shift; driver_args+=("$@"); break ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (driver options go after --)" ;;
     esac
 done

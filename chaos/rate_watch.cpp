@@ -1,8 +1,7 @@
 #include "rate_watch.hpp"
 
-#include <map>
+#include <algorithm>
 #include <optional>
-#include <vector>
 
 #include "rowpump/common/keys.hpp"
 #include "rowpump/common/redis.hpp"
@@ -38,9 +37,8 @@ void RateWatch::run() {
                 const auto colon = entry.find(':');
                 if (colon == std::string::npos) continue;
                 std::lock_guard<std::mutex> lock(mutex_);
-                pushes_.insert(
-                    {epoch,
-                     {std::stoll(entry.substr(0, colon)), std::stoll(entry.substr(colon + 1))}});
+                pushes_.insert({epoch, std::stoll(entry.substr(0, colon)),
+                                std::stoll(entry.substr(colon + 1))});
             }
         } catch (const std::exception&) {
             redis.reset();  // Redis restarting: connect again
@@ -51,21 +49,23 @@ void RateWatch::run() {
 
 RateVerdict RateWatch::verdict(std::int64_t limit, std::chrono::microseconds period) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> by_epoch;
-    for (const auto& [epoch, push] : pushes_) by_epoch[epoch].push_back(push);
+    return judge_rate(pushes_, limit, period);
+}
+
+RateVerdict judge_rate(const std::set<WindowPush>& pushes, std::int64_t limit,
+                       std::chrono::microseconds period) {
     RateVerdict v;
-    for (const auto& [epoch, pushes] : by_epoch) {
-        for (std::size_t i = 0; i < pushes.size(); ++i) {
-            ++v.pushes;
-            v.rows += pushes[i].second;
-            std::int64_t in_window = 0;
-            for (std::size_t j = i;
-                 j < pushes.size() && pushes[j].first < pushes[i].first + period.count(); ++j) {
-                in_window += pushes[j].second;
-            }
-            v.worst = std::max(v.worst, in_window);
-            if (in_window > limit) ++v.violations;
+    for (auto push = pushes.begin(); push != pushes.end(); ++push) {
+        ++v.pushes;
+        v.rows += push->rows;
+        std::int64_t in_window = 0;
+        for (auto later = push; later != pushes.end() && later->epoch == push->epoch &&
+                                later->micros < push->micros + period.count();
+             ++later) {
+            in_window += later->rows;
         }
+        v.worst = std::max(v.worst, in_window);
+        if (in_window > limit) ++v.violations;
     }
     return v;
 }

@@ -12,8 +12,9 @@
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
-#include <utility>
+#include <tuple>
 
 #include "rowpump/redis_address.hpp"
 
@@ -25,6 +26,21 @@ struct RateVerdict {
     std::int64_t violations = 0;  // pushes whose window holds more than N rows
     std::int64_t worst = 0;       // the most rows found in one window
 };
+
+// One push as the window list recorded it, and which Redis data it was read from.
+struct WindowPush {
+    int epoch = 0;
+    std::int64_t micros = 0;  // Redis server time
+    std::int64_t rows = 0;
+
+    bool operator<(const WindowPush& o) const {
+        return std::tie(epoch, micros, rows) < std::tie(o.epoch, o.micros, o.rows);
+    }
+};
+
+// The rule above, for `limit` rows per `period`; `pushes` in the order of operator<.
+RateVerdict judge_rate(const std::set<WindowPush>& pushes, std::int64_t limit,
+                       std::chrono::microseconds period);
 
 class RateWatch {
 public:
@@ -44,8 +60,7 @@ private:
     std::string key_;
     const std::atomic<int>& epoch_;
     mutable std::mutex mutex_;
-    // (epoch, (server µs, rows)): one entry per push.
-    std::set<std::pair<int, std::pair<std::int64_t, std::int64_t>>> pushes_;
+    std::set<WindowPush> pushes_;
     std::atomic<bool> stop_{false};
     std::thread thread_;
 };

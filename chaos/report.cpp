@@ -1,8 +1,21 @@
 #include "report.hpp"
 
 #include <cstdio>
+#include <fstream>
 
 namespace rowpump::chaos {
+
+namespace {
+
+// The machine's load average (1, 5, 15 minutes): recovery times depend on it.
+std::string load_average() {
+    std::ifstream in("/proc/loadavg");
+    std::string one, five, fifteen;
+    in >> one >> five >> fifteen;
+    return one + " " + five + " " + fifteen;
+}
+
+}  // namespace
 
 void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape& shape,
                     int run_seconds, const std::vector<Fault>& schedule,
@@ -17,6 +30,7 @@ void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape&
         static_cast<long long>(shape.periodic_rows), shape.rounds,
         static_cast<long long>(shape.paced_rows), shape.paced_per_second, run_seconds,
         static_cast<long long>(shape.lease.count()));
+    std::printf("chaos: load average at the start: %s\n", load_average().c_str());
     std::printf("chaos: schedule, %zu faults:\n", schedule.size());
     for (const auto& f : schedule) std::printf("%s\n", describe(f, slot_names).c_str());
     std::fflush(stdout);
@@ -49,6 +63,7 @@ void print_recoveries(const std::vector<FaultRecord>& faults, const Recoveries& 
 }
 
 void print_details(const Verdict& v, const RateVerdict& rate, const WorkloadShape& shape) {
+    std::printf("chaos: load average at the end: %s\n", load_average().c_str());
     std::printf("chaos: %lld handler runs for %lld rows; extra runs by cause:",
                 static_cast<long long>(v.runs), static_cast<long long>(v.rows));
     for (const auto& [kind, count] : v.explained_by) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "faults.hpp"
@@ -46,6 +47,27 @@ struct Verdict {
     }
 };
 
+// The fault of the schedule that explains an extra run, or nullptr.
+const FaultRecord* explain(const LedgerRun& run, const std::vector<FaultRecord>& faults);
+
+// Judges rows one at a time against the ledger's runs.
+class Judge {
+public:
+    Judge(const Ledger& ledger, const std::vector<FaultRecord>& faults);
+    void row(const QueueInfo& q, const std::string& id, std::int64_t n, const std::string& claims);
+    // Ledger runs left over belong to no row; `rows` is how many rows were inserted.
+    Verdict finish(std::int64_t rows);
+
+private:
+    void extra(const LedgerRun& run, const std::string& where);
+    void note(const std::string& line);
+
+    const std::vector<FaultRecord>& faults_;
+    std::unordered_map<std::string, std::vector<const LedgerRun*>> runs_;
+    Verdict verdict_;
+};
+
+// Every row of the workload's tables.
 Verdict judge(testing::MysqlClient& db, const WorkloadShape& shape, const Ledger& ledger,
               const std::vector<FaultRecord>& faults);
 

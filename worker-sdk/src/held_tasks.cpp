@@ -27,16 +27,22 @@ std::set<std::string> HeldTasks::unheld(Session& s) const {
 }
 
 void HeldTasks::give_back_orphans(Session& s) {
-    if (!reply_lost_.load(std::memory_order_relaxed) && !suspects_) return;
+    if (!reply_lost_.load(std::memory_order_relaxed) && !looking_.load()) return;
     std::unique_lock<std::mutex> lock(look_mutex_, std::try_to_lock);
     if (!lock) return;
     const auto now = std::chrono::steady_clock::now();
     if (!suspects_) {
-        // A reply lost from now on starts a look of its own.
+        // A reply lost from now on starts a look of its own; this one is owed until it is done.
         reply_lost_.store(false, std::memory_order_relaxed);
-        suspects_ = unheld(s);
+        try {
+            suspects_ = unheld(s);
+        } catch (...) {
+            reply_lost_.store(true, std::memory_order_relaxed);
+            throw;
+        }
         suspects_at_ = now;
         if (suspects_->empty()) suspects_.reset();
+        looking_ = suspects_.has_value();
         return;
     }
     if (now - suspects_at_ < kOrphanAge) return;
@@ -46,9 +52,11 @@ void HeldTasks::give_back_orphans(Session& s) {
         args.push_back(message);
         args.push_back(message);
     }
-    suspects_.reset();
-    if (args.empty()) return;
-    const auto moved = s.eval(complete_, {keys_.processing, keys_.queue.ready}, args).integer();
+    const auto moved =
+        args.empty() ? 0 : s.eval(complete_, {keys_.processing, keys_.queue.ready}, args).integer();
+    suspects_.reset();  // only now: a look that failed is tried again
+    looking_ = false;
+    if (moved == 0) return;
     log_.line("gave back " + std::to_string(moved) + " task(s) that a fetch had moved into " +
               keys_.processing + " but whose reply was lost");
 }

@@ -51,7 +51,8 @@ private:
     mutable std::mutex held_mutex_;
     std::multiset<std::string> held_;
     std::atomic<bool> reply_lost_{false};
-    std::mutex look_mutex_;  // one thread looks at a time
+    std::atomic<bool> looking_{false};  // suspects_ has a value
+    std::mutex look_mutex_;             // one thread looks at a time; guards suspects_
     std::optional<std::set<std::string>> suspects_;
     std::chrono::steady_clock::time_point suspects_at_;
 };

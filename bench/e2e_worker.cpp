@@ -7,19 +7,15 @@
 // SIGTERM or SIGINT: stop fetching, finish the tasks in hand, exit. --time-limit is a
 // backstop so that a forgotten worker never runs for ever.
 
-#include <pthread.h>
-#include <signal.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
-#include <thread>
 
 #include "rowpump/testing/bench_options.hpp"
+#include "rowpump/testing/worker_main.hpp"
 #include "rowpump/worker.hpp"
 
 namespace {
@@ -60,34 +56,16 @@ Args parse_args(int argc, char** argv) {
 
 int main(int argc, char** argv) try {
     const Args args = parse_args(argc, argv);
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    sigaddset(&signals, SIGALRM);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread starts
-    alarm(static_cast<unsigned>(args.time_limit_s));
-
+    const sigset_t signals = rowpump::testing::block_stop_signals(args.time_limit_s);
     rowpump::Worker worker(args.options);
     const bool latency = args.mode == "latency";
-    int exit_code = 0;
-    std::thread runner([&] {
-        try {
-            worker.run([latency](const rowpump::Task&) {
-                if (latency) return rowpump::Outcome::success({{"started", wall_clock_text()}});
-                return rowpump::Outcome::success({{"status", "1"}});
-            });
-        } catch (const std::exception& e) {
-            std::cerr << "e2e_worker: " << e.what() << "\n";
-            exit_code = 1;
-        }
-        kill(getpid(), SIGTERM);  // run() returned on its own: wake the main thread
-    });
-    int signal = 0;
-    sigwait(&signals, &signal);
-    worker.stop();
-    runner.join();
-    return exit_code;
+    return rowpump::testing::serve_until_signal(
+        worker,
+        [latency](const rowpump::Task&) {
+            if (latency) return rowpump::Outcome::success({{"started", wall_clock_text()}});
+            return rowpump::Outcome::success({{"status", "1"}});
+        },
+        signals, "e2e_worker");
 } catch (const std::exception& e) {
     std::cerr << "e2e_worker: " << e.what() << "\n";
     return 2;

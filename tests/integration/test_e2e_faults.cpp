@@ -23,6 +23,7 @@
 #include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"
+#include "rowpump/testing/reply_cut_proxy.hpp"
 
 using namespace rowpump::testing;
 using std::chrono::duration_cast;
@@ -475,4 +476,38 @@ TEST_CASE(
         REQUIRE(status);
         CHECK(status->describe() == "exit code 0");
     }
+}
+
+TEST_CASE(
+    "e2e: a worker that loses the reply to its fetch gives the fetched task back instead of "
+    "holding it unrun",
+    "[e2e]") {
+    // Redis moves the task into the worker's processing list, then the connection breaks
+    // before the reply arrives (a network failure, a Redis shutdown). The worker lives on and
+    // keeps its heartbeat, so the dispatcher counts the task as held and renews its lease:
+    // only the worker itself can notice that none of its threads holds it.
+    QueueSpec queue = e2e_queue();
+    queue.lease = "3s";
+    queue.extra_lines = {"reap_interval: 200ms"};
+    E2eSystem sys(queue, 0);
+    ReplyCutProxy proxy(sys.bed.redis.port(), "\r\n4242:");
+
+    TestWorkerSpec spec;
+    spec.worker_id = "cut";
+    spec.heartbeat_ttl = 2000ms;
+    spec.extra_args = {"--redis-port", std::to_string(proxy.port())};
+    TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, spec);
+    REQUIRE(eventually(10s, [&] { return is_member(sys.redis, sys.keys().workers, "cut"); }));
+
+    insert_e2e_rows(sys.db, 4242, 1);
+    REQUIRE(eventually(10s, [&] { return proxy.cut(); }));
+    const bool done = eventually(
+        20s, [&] { return sys.rows_left() == 0; }, 50ms);
+    INFO(describe_stats(sys.redis, "users")
+         << "; " << sys.table_summary() << "; processing list: "
+         << list_length(sys.redis, worker.processing_key()) << "; worker output:\n"
+         << worker.output());
+    REQUIRE(done);
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(worker.handled().size() == 1);
 }

@@ -32,11 +32,12 @@ milliseconds longest_block(milliseconds heartbeat_ttl, milliseconds heartbeat_in
 }
 
 Fetcher::Fetcher(const WorkerOptions& options, const WorkerKeys& keys, const Script& complete,
-                 const Script& take, WorkerLog& log, const std::atomic<bool>& stop)
+                 const Script& take, HeldTasks& held, WorkerLog& log, const std::atomic<bool>& stop)
     : options_(options),
       keys_(keys),
       complete_(complete),
       take_(take),
+      held_(held),
       log_(log),
       stop_(stop),
       max_block_(longest_block(options.heartbeat_ttl, options.heartbeat_interval)) {}
@@ -44,18 +45,24 @@ Fetcher::Fetcher(const WorkerOptions& options, const WorkerKeys& keys, const Scr
 std::optional<Task> Fetcher::fetch(Session& s, milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
     for (;;) {
+        held_.give_back_orphans(s);
         auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
         std::optional<std::string> message;
-        if (left.count() > 0) {
-            auto block = std::min(left, max_block_);
-            message = s.blocking_command(blmove(block), block).optional_string();
-            if (!message && block < left) {
-                if (stop_.load(std::memory_order_relaxed)) return std::nullopt;
-                continue;  // the next block
+        try {
+            if (left.count() > 0) {
+                auto block = std::min(left, max_block_);
+                message = s.blocking_command(blmove(block), block).optional_string();
+                if (!message && block < left) {
+                    if (stop_.load(std::memory_order_relaxed)) return std::nullopt;
+                    continue;  // the next block
+                }
+            } else {
+                message = s.command({"LMOVE", keys_.queue.ready, keys_.processing, "LEFT", "RIGHT"})
+                              .optional_string();
             }
-        } else {
-            message = s.command({"LMOVE", keys_.queue.ready, keys_.processing, "LEFT", "RIGHT"})
-                          .optional_string();
+        } catch (const redis::IoError&) {
+            held_.fetch_reply_lost();  // Redis may have moved a task that we never heard of
+            throw;
         }
         if (!message) return std::nullopt;
         if (auto task = take(s, std::move(*message))) return task;
@@ -83,6 +90,9 @@ std::vector<std::string> Fetcher::read_fetch(Session& s) {
         if (options_.batch > 1) return reply.strings();
         if (auto message = reply.optional_string()) return {std::move(*message)};
         return {};
+    } catch (const redis::IoError&) {
+        held_.fetch_reply_lost();
+        throw;
     } catch (const redis::ReplyError& e) {
         if (options_.batch == 1 || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
         // Redis lost its script cache (a restart): eval() loads the script again.
@@ -95,7 +105,10 @@ std::vector<std::string> Fetcher::read_fetch(Session& s) {
 // A message now in our processing list: a task, or set aside as malformed.
 std::optional<Task> Fetcher::take(Session& s, std::string message) {
     std::string error;
-    if (auto task = protocol::parse_ready(message, error)) return task;
+    if (auto task = protocol::parse_ready(message, error)) {
+        held_.hold(message);
+        return task;
+    }
     set_aside(s, message, error);
     return std::nullopt;
 }

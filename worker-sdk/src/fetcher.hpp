@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "held_tasks.hpp"
 #include "rowpump/worker.hpp"
 #include "session.hpp"
 #include "worker_keys.hpp"
@@ -27,7 +28,7 @@ class Fetcher {
 public:
     // Keeps references to everything it is given: they must outlive it.
     Fetcher(const WorkerOptions& options, const WorkerKeys& keys, const Script& complete,
-            const Script& take, WorkerLog& log, const std::atomic<bool>& stop);
+            const Script& take, HeldTasks& held, WorkerLog& log, const std::atomic<bool>& stop);
 
     // Waits up to `timeout` for a task, in blocks no longer than longest_block; returns
     // early, empty, once stop is set.
@@ -40,6 +41,9 @@ public:
     void append_fetch(Session& s) const;
     std::vector<std::string> read_fetch(Session& s);
     std::deque<Task> take_all(Session& s, std::vector<std::string> messages);
+
+    // Every task fetched is held until its report (release it there).
+    HeldTasks& held() { return held_; }
 
     // Malformed ready messages moved to the bad list so far.
     std::uint64_t bad_messages() const noexcept {
@@ -55,6 +59,7 @@ private:
     const WorkerKeys& keys_;
     const Script& complete_;
     const Script& take_;
+    HeldTasks& held_;
     WorkerLog& log_;
     const std::atomic<bool>& stop_;
     const milliseconds max_block_;

@@ -2,7 +2,29 @@
 
 #include <utility>
 
+#include "rowpump/common/messages.hpp"
+
 namespace rowpump::details {
+
+namespace {
+
+// Reported tasks are no longer held, whatever became of the report.
+class Released {
+public:
+    Released(HeldTasks& held, const std::vector<Report>& reports)
+        : held_(held), reports_(reports) {}
+    ~Released() {
+        for (const auto& r : reports_) held_.release(protocol::ready_message(r.task));
+    }
+    Released(const Released&) = delete;
+    Released& operator=(const Released&) = delete;
+
+private:
+    HeldTasks& held_;
+    const std::vector<Report>& reports_;
+};
+
+}  // namespace
 
 Outcome run_handler(const Handler& handler, const Task& task) {
     try {
@@ -65,6 +87,7 @@ void ServeLoop::fetch_one() {
 // The reports and the next fetch share one round trip: on a busy queue a batch of tasks costs
 // one.
 std::deque<Task> ServeLoop::report_and_fetch(const std::vector<Report>& reports) {
+    const Released released(fetcher_.held(), reports);
     if (stop_.load(std::memory_order_relaxed)) {
         reporter_.report_until_done(session_, reports, false);
         return {};
@@ -72,6 +95,7 @@ std::deque<Task> ServeLoop::report_and_fetch(const std::vector<Report>& reports)
     bool reported = false;
     std::vector<std::string> next;
     try {
+        fetcher_.held().give_back_orphans(session_);
         reporter_.append_report(session_, reports);
         fetcher_.append_fetch(session_);
         try {
@@ -84,6 +108,7 @@ std::deque<Task> ServeLoop::report_and_fetch(const std::vector<Report>& reports)
         log_.redis_ok();
     } catch (const redis::IoError& e) {
         log_.redis_failed(e);
+        fetcher_.held().fetch_reply_lost();  // the fetch was sent behind the reports
         if (!reported) reporter_.report_until_done(session_, reports, true);
         return {};
     } catch (const redis::ReplyError& e) {

@@ -31,7 +31,8 @@ struct Worker::Impl {
           log(options.log, options.worker_id),
           declared(options.queue),
           pool(options.redis),
-          fetcher(options, keys, scripts.complete, scripts.take, log, stop_requested),
+          held(keys, scripts.complete, log),
+          fetcher(options, keys, scripts.complete, scripts.take, held, log, stop_requested),
           reporter(options, keys, scripts.complete, log, stop_requested),
           membership(options, keys, scripts, declared, log, stop_requested) {}
 
@@ -44,6 +45,7 @@ struct Worker::Impl {
     details::DeclaredValues declared;
     details::WorkerScripts scripts;
     details::SessionPool pool;  // for the lower-level calls
+    details::HeldTasks held;
     details::Fetcher fetcher;
     details::Reporter reporter;
     details::Membership membership;
@@ -105,8 +107,10 @@ bool Worker::complete(const Task& task, const Outcome& outcome) {
     auto problem = impl_->declared.problem(outcome);
     if (!problem.empty()) throw Error(problem);
     const std::vector<details::Report> reports{{task, details::done_message(task, outcome)}};
-    return impl_->pool.run(
+    const bool accepted = impl_->pool.run(
         [&](details::Session& s) { return impl_->reporter.report(s, reports) == 1; });
+    impl_->held.release(protocol::ready_message(task));
+    return accepted;
 }
 
 void Worker::extend(const Task& task, milliseconds lease) {

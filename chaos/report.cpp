@@ -1,0 +1,98 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+namespace rowpump::chaos {
+
+namespace {
+
+// The machine's load average (1, 5, 15 minutes): recovery times depend on it.
+std::string load_average() {
+    std::ifstream in("/proc/loadavg");
+    std::string one, five, fifteen;
+    in >> one >> five >> fifteen;
+    return one + " " + five + " " + fifteen;
+}
+
+}  // namespace
+
+void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape& shape,
+                    int run_seconds, const std::vector<Fault>& schedule,
+                    const std::vector<std::string>& slot_names) {
+    std::printf("chaos: seed %llu (repeat with: scripts/chaos.sh --tasks %lld --seed %llu)\n",
+                static_cast<unsigned long long>(seed), static_cast<long long>(tasks),
+                static_cast<unsigned long long>(seed));
+    std::printf(
+        "chaos: %lld tasks: %lld one-shot rows, %lld periodic rows x %d rounds, %lld paced rows "
+        "(rate %d/1s); inserted over %d s; lease %lld s\n",
+        static_cast<long long>(shape.tasks()), static_cast<long long>(shape.once_rows),
+        static_cast<long long>(shape.periodic_rows), shape.rounds,
+        static_cast<long long>(shape.paced_rows), shape.paced_per_second, run_seconds,
+        static_cast<long long>(shape.lease.count()));
+    std::printf("chaos: load average at the start: %s\n", load_average().c_str());
+    std::printf("chaos: schedule, %zu faults:\n", schedule.size());
+    for (const auto& f : schedule) std::printf("%s\n", describe(f, slot_names).c_str());
+    std::fflush(stdout);
+}
+
+void print_played(const FaultRecord& r) {
+    std::printf("chaos: %-18s %s, %.1f s%s%s\n", kind_name(r.fault.kind).c_str(), r.what.c_str(),
+                static_cast<double>(r.end - r.start) / 1e6, r.problem.empty() ? "" : ": ",
+                r.problem.c_str());
+    std::fflush(stdout);
+}
+
+void print_recoveries(const std::vector<FaultRecord>& faults, const Recoveries& recoveries) {
+    std::printf(
+        "chaos: recovery, seconds from each fault's start (normal: one-shot rows run within "
+        "%.2f s of their insert):\n",
+        recoveries.normal_latency_s);
+    std::printf("  %-18s  %7s  %13s  %9s\n", "fault", "lasted", "flowing again", "caught up");
+    auto text = [](const std::optional<double>& s) {
+        char out[32] = "never";
+        if (s) std::snprintf(out, sizeof out, "%.1f", *s);
+        return std::string(out);
+    };
+    for (std::size_t i = 0; i < faults.size(); ++i) {
+        const Recovery& r = recoveries.faults[i];
+        std::printf("  %-18s  %7.1f  %13s  %9s\n", kind_name(faults[i].fault.kind).c_str(),
+                    static_cast<double>(faults[i].end - faults[i].start) / 1e6,
+                    text(r.flowing_s).c_str(), text(r.caught_up_s).c_str());
+    }
+}
+
+void print_details(const Verdict& v, const RateVerdict& rate, const WorkloadShape& shape) {
+    std::printf("chaos: load average at the end: %s\n", load_average().c_str());
+    std::printf("chaos: %lld handler runs for %lld rows; extra runs by cause:",
+                static_cast<long long>(v.runs), static_cast<long long>(v.rows));
+    for (const auto& [kind, count] : v.explained_by) {
+        std::printf(" %s %lld", kind.c_str(), static_cast<long long>(count));
+    }
+    std::printf("%s\n", v.explained_by.empty() ? " none" : "");
+    std::printf(
+        "chaos: rate %d/1s: %lld pushes of %lld rows seen (of %lld paced rows), at most %lld "
+        "rows in one window\n",
+        shape.paced_per_second, static_cast<long long>(rate.pushes),
+        static_cast<long long>(rate.rows), static_cast<long long>(shape.paced_rows),
+        static_cast<long long>(rate.worst));
+    if (v.inconsistent > 0) {
+        std::printf("chaos: %lld bookkeeping inconsistencies\n",
+                    static_cast<long long>(v.inconsistent));
+    }
+    for (const auto& line : v.examples) std::printf("chaos: problem: %s\n", line.c_str());
+}
+
+void print_summary(std::uint64_t seed, std::int64_t tasks, const Verdict& v,
+                   const RateVerdict& rate, double seconds) {
+    std::printf(
+        "chaos: seed %llu tasks %lld, lost %lld, applied twice %lld, extra runs %lld (explained "
+        "%lld), rate violations %lld, finished in %.0f s\n",
+        static_cast<unsigned long long>(seed), static_cast<long long>(tasks),
+        static_cast<long long>(v.lost), static_cast<long long>(v.applied_twice),
+        static_cast<long long>(v.extra_runs), static_cast<long long>(v.explained),
+        static_cast<long long>(rate.violations), seconds);
+    std::fflush(stdout);
+}
+
+}  // namespace rowpump::chaos

@@ -1,0 +1,184 @@
+#include "workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+namespace rowpump::chaos {
+
+using namespace std::chrono_literals;
+
+Micros now_micros() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+WorkloadShape shape_for(std::int64_t tasks, int seconds) {
+    WorkloadShape shape;
+    shape.paced_rows = std::max<std::int64_t>(tasks / 100, 10);
+    shape.periodic_rows = std::max<std::int64_t>(tasks / 5 / shape.rounds, 10);
+    shape.once_rows =
+        std::max<std::int64_t>(tasks - shape.paced_rows - shape.periodic_rows * shape.rounds, 10);
+    // Dispatching the paced rows takes about 80% of the run: the limit binds throughout.
+    shape.paced_per_second = static_cast<int>(
+        std::max<double>(1, std::ceil(static_cast<double>(shape.paced_rows) / (seconds * 0.8))));
+    return shape;
+}
+
+std::vector<QueueInfo> queue_infos(const WorkloadShape& shape) {
+    return {{"once", "chaos_once", 1},
+            {"periodic", "chaos_periodic", shape.rounds},
+            {"paced", "chaos_paced", 1}};
+}
+
+void create_tables(testing::MysqlClient& db) {
+    for (const char* table : {"chaos_once", "chaos_paced"}) {
+        db.exec(std::string("CREATE TABLE ") + table +
+                " (id BIGINT PRIMARY KEY, done TINYINT NOT NULL DEFAULT 0, n INT NOT NULL "
+                "DEFAULT 0, touched INT NOT NULL DEFAULT 0, claims VARCHAR(2000) NOT NULL DEFAULT "
+                "'', KEY (done)) ENGINE=InnoDB");
+    }
+    db.exec(
+        "CREATE TABLE chaos_periodic (id BIGINT PRIMARY KEY, rounds_left INT NOT NULL, next_at "
+        "DATETIME(3) NULL, n INT NOT NULL DEFAULT 0, claims VARCHAR(2000) NOT NULL DEFAULT '', "
+        "KEY (next_at), KEY (rounds_left)) ENGINE=InnoDB");
+}
+
+namespace {
+
+testing::QueueSpec base_spec(const std::string& name, const WorkloadShape& shape) {
+    testing::QueueSpec q;
+    q.name = name;
+    q.table = "chaos_" + name;
+    q.id = "id";
+    q.lease = std::to_string(shape.lease.count()) + "s";
+    q.poll_min = "10ms";
+    q.poll_max = "100ms";
+    // A task taken back counts as a failed attempt: many faults must not make a row dead.
+    q.extra_lines = {"reap_interval: 200ms", "retry: { base: 100ms, cap: 2s, max_attempts: 1000 }"};
+    return q;
+}
+
+}  // namespace
+
+std::vector<testing::QueueSpec> queue_specs(const WorkloadShape& shape) {
+    const std::string count_claim = "n = n + 1, claims = CONCAT(claims, :claim, ' ')";
+    testing::QueueSpec once = base_spec("once", shape);
+    once.due = "done = 0";
+    once.order_by = "id";
+    once.batch = 500;
+    once.max_backlog = 5000;
+    once.on_success = "done = 1, " + count_claim;
+
+    // next_at is computed before rounds_left changes (it is listed first, and reads the old
+    // value either way); a finished row gets NULL, which the index on next_at leaves out.
+    testing::QueueSpec periodic = base_spec("periodic", shape);
+    periodic.due = "rounds_left > 0 AND next_at <= NOW(3)";
+    periodic.order_by = "next_at";
+    periodic.batch = 500;
+    periodic.max_backlog = 5000;
+    periodic.on_success =
+        "next_at = IF(rounds_left > 1, NOW(3) + INTERVAL 1 SECOND, NULL), "
+        "rounds_left = rounds_left - 1, " +
+        count_claim;
+
+    testing::QueueSpec paced = base_spec("paced", shape);
+    paced.due = "done = 0";
+    paced.order_by = "id";
+    paced.batch = 50;
+    paced.max_backlog = 100;
+    paced.rate = std::to_string(shape.paced_per_second) + "/1s";
+    paced.on_success = "done = 1, " + count_claim;
+    return {once, periodic, paced};
+}
+
+namespace {
+
+constexpr std::int64_t kRowsPerInsert = 1000;
+
+// `columns` are the id and those that `values` fill, in order.
+void insert_rows(testing::MysqlClient& db, const std::string& table, const std::string& columns,
+                 const std::string& values, std::int64_t first, std::int64_t end) {
+    std::string sql = "INSERT IGNORE INTO " + table + " (" + columns + ") VALUES ";
+    for (std::int64_t id = first; id < end; ++id) {
+        sql += (id == first ? "(" : ",(") + std::to_string(id) + values + ")";
+    }
+    db.exec(sql);
+}
+
+}  // namespace
+
+Feeder::Feeder(testing::MysqlLogin login, WorkloadShape shape, std::chrono::milliseconds duration)
+    : login_(std::move(login)), shape_(shape), duration_(duration), thread_([this] { run(); }) {}
+
+Feeder::~Feeder() {
+    stop();
+}
+
+void Feeder::stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+}
+
+std::vector<std::pair<Micros, std::int64_t>> Feeder::once_timeline() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return timeline_;
+}
+
+std::string Feeder::last_error() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_error_;
+}
+
+void Feeder::insert_until(testing::MysqlClient& db, double fraction) {
+    const auto target = [&](std::int64_t total) {
+        return std::min(
+            total, static_cast<std::int64_t>(std::ceil(fraction * static_cast<double>(total))));
+    };
+    for (std::int64_t goal = target(shape_.once_rows); once_done_ < goal;) {
+        const std::int64_t end = std::min(goal, once_done_ + kRowsPerInsert);
+        insert_rows(db, "chaos_once", "id", "", once_done_ + 1, end + 1);
+        once_done_ = end;
+        std::lock_guard<std::mutex> lock(mutex_);
+        timeline_.emplace_back(now_micros(), end);
+    }
+    for (std::int64_t goal = target(shape_.periodic_rows); periodic_done_ < goal;) {
+        const std::int64_t end = std::min(goal, periodic_done_ + kRowsPerInsert);
+        insert_rows(db, "chaos_periodic", "id, rounds_left, next_at",
+                    ", " + std::to_string(shape_.rounds) + ", NOW(3)", periodic_done_ + 1, end + 1);
+        periodic_done_ = end;
+    }
+}
+
+void Feeder::run() {
+    const auto start = std::chrono::steady_clock::now();
+    bool paced_done = false;
+    while (!stop_ && !finished_) {
+        try {
+            testing::MysqlClient db = testing::MysqlClient::connect(login_);
+            if (!paced_done) {
+                for (std::int64_t first = 1; first <= shape_.paced_rows; first += kRowsPerInsert) {
+                    insert_rows(db, "chaos_paced", "id", "", first,
+                                std::min(shape_.paced_rows + 1, first + kRowsPerInsert));
+                }
+                paced_done = true;
+            }
+            while (!stop_ && !finished_) {
+                const double fraction = std::min(
+                    1.0, std::chrono::duration<double>(std::chrono::steady_clock::now() - start) /
+                             duration_);
+                insert_until(db, fraction);
+                finished_ = fraction >= 1.0;
+                std::this_thread::sleep_for(50ms);
+            }
+        } catch (const std::exception& e) {
+            // MySQL is down or restarting (the schedule does that): wait and reconnect.
+            std::lock_guard<std::mutex> lock(mutex_);
+            last_error_ = e.what();
+        }
+        if (!finished_) std::this_thread::sleep_for(200ms);
+    }
+}
+
+}  // namespace rowpump::chaos

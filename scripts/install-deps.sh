@@ -23,6 +23,8 @@ packages=(
     # system tests (tests/system): systemd in a container, a clean Debian root for the .deb,
     # a Docker engine and compose v1 for the demo
     systemd-container debootstrap docker.io docker-compose
+    # the protocol model (scripts/model-check.sh): spin, whose verifiers gcc compiles
+    spin
 )
 
 if [[ ${1:-} == --peers ]]; then

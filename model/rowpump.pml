@@ -1,0 +1,425 @@
+/*
+ * rowpump's queue protocol, for spin. docs/model.md says what each step stands for (the file
+ * and function that does it), what is left out, and how scripts/model-check.sh checks it.
+ *
+ * One queue: NR rows of the task table (MySQL), the queue's Redis keys, ND dispatchers (one
+ * leads, the others stand by) and NW workers. Every step is atomic: one SQL statement or
+ * transaction, one Redis command or script, as in the code. Time is not a clock: a lease
+ * ends, a heartbeat lapses, a leader lock expires as steps of their own, at any moment, except
+ * where a timing rule of the code forbids it (each rule is stated at its step).
+ *
+ * -DOLD_LEASE    the protocol before leases were renewed: a lease started at the claim and was
+ *                never extended, so a task that waited longer than its lease was claimed and
+ *                pushed again, and an outcome waiting in the done list could be overtaken by
+ *                a new claim.
+ * -DREDUE        a completed row comes due again (a periodic re-check), so the queue never
+ *                runs dry; default: each row is due once.
+ * -DRETRY_VERB   handlers may also report retry (default: ok only; retries still come from
+ *                tasks taken back from dead workers).
+ * -DMAXF=n       faults per run (default 1): a dispatcher or a worker killed, a leader or a
+ *                worker frozen past its lock or heartbeat, Redis restarted without its data.
+ */
+
+#define NR 2 /* rows */
+#define NW 2 /* workers */
+#define ND 2 /* dispatchers */
+#define MAXB 2 /* max_backlog: ready messages at most */
+#define BATCH 2 /* rows per claim at most */
+#define NT 7 /* claim tokens per row: 1..NT, reused once no message carries them */
+#define DCAP 4 /* done list slots (asserted never to overflow) */
+#define MAX_ATTEMPTS 2
+#ifndef MAXF
+#define MAXF 1
+#endif
+
+/* A ready message <id>:<token> is MSG(row, token); a done message adds the verb. */
+#define MSG(r, t) ((r) * 8 + (t))
+#define ROW(m) (((m) >> 3) & 1)
+#define TOK(m) ((m) & 7)
+#define TASK(m) ((m) & 15)
+#define RETRY 16 /* done message verb: retry (else ok) */
+
+/* Lease of a row: none (NULL), running, ended. Ending is time passing, not a write. */
+#define NONE 0
+#define LIVE 1
+#define ENDED 2
+
+/* The leader lock's value: nobody, dispatcher d + 1, or the id of a dispatcher killed. */
+#define NOBODY 0
+#define ORPHAN 3
+#define ME (d + 1)
+
+/* Dispatcher phases: the steps of QueueRunner::cycle, in order. */
+#define LEAD 0
+#define APPLY_REAPED 1
+#define CLAIM 2
+#define PUSH 3
+#define RELEASE 4
+#define ACK 5
+
+/* ---- MySQL: the task table (the due condition and the bookkeeping columns) ---- */
+bit due[NR] = 1; /* the operator's due condition holds (every row, at the start) */
+bit dead[NR];    /* rp_dead_at is set */
+byte tok[NR];    /* rp_token: the claim token, 0 = NULL */
+bit settled[NR]; /* rp_token holds the settled form of tok: an outcome was applied */
+byte lease[NR];  /* rp_lease_until: NONE, LIVE or ENDED */
+byte att[NR];    /* rp_attempts */
+
+/* ---- Redis: the queue's keys ---- */
+byte ready[MAXB + BATCH]; /* rowpump:{q}:ready */
+byte nready;
+byte done[DCAP]; /* rowpump:{q}:done */
+byte ndone;
+byte proc[NW];   /* rowpump:{q}:processing:<w>: one task at most (batch 1) */
+bit hb[NW] = 1;  /* rowpump:{q}:heartbeat:<w> exists */
+bit listed[NW] = 1; /* w is in rowpump:{q}:workers */
+byte leader;     /* rowpump:{q}:leader */
+
+/* ---- the processes' own memory (global, so that a fault can wipe it) ---- */
+byte phase[ND];
+byte cl[ND * NR]; /* tokens claimed and not pushed yet, per row */
+byte got[ND];     /* the done message take_done read (a batch of one) */
+bit pending[ND];  /* read and not applied yet */
+byte rp[ND * NW]; /* tasks the reap script took back, not applied yet */
+byte hand[NW];    /* the task a worker's handler runs */
+bit wdead[NW];    /* the worker process was killed */
+byte faults;
+
+/* ---- ghosts, for the properties only ---- */
+bit applied[NR]; /* an outcome was applied for the row's current claim */
+bit flip;        /* toggles whenever a row completes (on_success, or dead) */
+
+/* Scratch variables of the atomic steps, not part of the state. (-DSCRATCH= makes them
+ * visible, for a breadth-first search, which spin refuses with hidden variables.) */
+#ifndef SCRATCH
+#define SCRATCH hidden
+#endif
+SCRATCH byte x_i, x_j, x_t, x_m, x_n, x_cap;
+SCRATCH int x_used;
+
+#define busy (hand[0] != 0 || hand[1] != 0)
+#define completed_row(r) (!due[r] || dead[r])
+
+#ifdef REDUE
+/* Every row that stays due is completed (on_success, or dead after its attempts). */
+ltl rows_complete {
+    [] ((due[0] && !dead[0]) -> <> completed_row(0)) && [] ((due[1] && !dead[1]) -> <> completed_row(1))
+}
+/* No livelock: workers do not stay busy while nothing completes. */
+ltl no_livelock { ([] <> busy) -> ([] <> flip && [] <> !flip) }
+#else
+/* Each row is due once, and a completed row stays completed: the same two properties read
+ * "every row is completed" and "workers do not stay busy for ever" (a queue with a finite
+ * amount of work in which workers stay busy is one in which nothing completes any more). */
+ltl rows_complete { <> (completed_row(0) && completed_row(1)) }
+ltl no_livelock { <> [] !busy }
+#endif
+
+/* ---- helpers ---- */
+
+/* Is task (r, t) held: in the ready list, in a listed worker's processing list, or reported
+ * in the done list? kHeldScript (common/src/scripts.cpp). */
+inline held(r, t, result) {
+    result = 0;
+    for (x_j : 0 .. nready - 1) { if :: ready[x_j] == MSG(r, t) -> result = 1 :: else fi }
+    for (x_j : 0 .. NW - 1) { if :: listed[x_j] && proc[x_j] == MSG(r, t) -> result = 1 :: else fi }
+    for (x_j : 0 .. ndone - 1) { if :: TASK(done[x_j]) == MSG(r, t) -> result = 1 :: else fi }
+}
+
+#define USE(m) if :: (m) != 0 && ROW(m) == r -> x_used = x_used | (1 << TOK(m)) :: else fi
+
+/* The smallest token of row r that no message, hand or copy carries: as good as a fresh
+ * random token, and the same state whichever token was used before. */
+inline fresh(r, result) {
+    x_used = 0;
+    for (x_j : 0 .. nready - 1) { USE(ready[x_j]) }
+    for (x_j : 0 .. ndone - 1) { USE(done[x_j]) }
+    for (x_j : 0 .. NW - 1) { USE(proc[x_j]); USE(hand[x_j]) }
+    for (x_j : 0 .. ND - 1) { x_used = x_used | (1 << cl[x_j * NR + r]); USE(got[x_j]) }
+    for (x_j : 0 .. ND * NW - 1) { USE(rp[x_j]) }
+    result = 1;
+    do
+    :: result <= NT && (x_used & (1 << result)) -> result++
+    :: else -> break
+    od;
+    assert(result <= NT) /* NT is too small for this configuration */
+}
+
+/* A row completes: on_success, or dead. */
+inline completed() { flip = !flip }
+
+/* Applies one outcome, guarded by the token (QueueStore::apply, QueueSql::success, retry,
+ * dead): only a row still carrying the claim token changes, and it keeps the settled form of
+ * the token, so the same outcome applied again (a dispatcher killed between the commit and
+ * the acknowledgement) finds it settled and counts once. reaped: a task taken back from a
+ * dead worker, a failed attempt due again at once (delay 0). */
+inline apply_outcome(msg, reaped) {
+    x_i = ROW(msg);
+    if
+    :: tok[x_i] == TOK(msg) && !settled[x_i] ->
+        assert(!applied[x_i]); /* an outcome is applied at most once per claim */
+        applied[x_i] = 1;
+        settled[x_i] = 1;
+        if
+        :: !(msg & RETRY) && !reaped ->
+            assert(due[x_i]); /* on_success takes effect once per completion */
+            printf("MSC: row %d token %d: on_success applied\n", x_i, TOK(msg));
+            due[x_i] = 0; lease[x_i] = NONE; att[x_i] = 0; completed()
+        :: else ->
+            att[x_i] = att[x_i] + 1;
+            if
+            :: att[x_i] >= MAX_ATTEMPTS ->
+                printf("MSC: row %d token %d: dead\n", x_i, TOK(msg));
+                dead[x_i] = 1; lease[x_i] = NONE; completed()
+            :: else ->
+                printf("MSC: row %d token %d: retry applied\n", x_i, TOK(msg));
+                lease[x_i] = (reaped -> ENDED : LIVE) /* due at once, or after the backoff */
+            fi
+        fi
+    :: tok[x_i] == TOK(msg) && settled[x_i] ->
+        printf("MSC: row %d token %d: applied before, counted once\n", x_i, TOK(msg))
+    :: else -> printf("MSC: row %d token %d: stale, ignored\n", x_i, TOK(msg))
+    fi
+}
+
+#define CLAIMABLE(r) (due[r] && !dead[r] && lease[r] != LIVE)
+/* Something for a cycle to do; an idle leader polls without changing anything. */
+#define WORK (ndone > 0 || (listed[0] && !hb[0]) || (listed[1] && !hb[1]) || \
+              (nready < MAXB && (CLAIMABLE(0) || CLAIMABLE(1))))
+
+/* ---- the dispatcher: dispatcher/src/queue_runner.cpp, QueueRunner::run and ::cycle ---- */
+
+active [ND] proctype Dispatcher() {
+    byte d = _pid;
+end:
+    do
+    /* a stand-by waits; the lock of a dispatcher that was killed expires (leader_timeout) */
+    :: atomic { phase[d] == LEAD && leader == ORPHAN -> leader = NOBODY }
+
+    /* QueueRunner::connect: the lead script (kLeadScript); then cycle(): take_done (LRANGE
+     * of the done list) and reap_dead_workers (kReapScript: a listed worker without a
+     * heartbeat loses its processing list and its place in the workers set) */
+    :: atomic { phase[d] == LEAD && (leader == NOBODY || (leader == ME && WORK)) ->
+        if :: leader != ME -> printf("MSC: D%d takes the leader lock\n", d) :: else fi;
+        leader = ME;
+        got[d] = (ndone > 0 -> done[0] : 0);
+        pending[d] = (got[d] != 0);
+        x_n = 0;
+        for (x_i : 0 .. NW - 1) {
+            if
+            :: listed[x_i] && !hb[x_i] ->
+                rp[d * NW + x_i] = proc[x_i]; proc[x_i] = 0; listed[x_i] = 0;
+                x_n = x_n + (rp[d * NW + x_i] != 0)
+            :: else
+            fi
+        }
+        phase[d] = (x_n > 0 -> APPLY_REAPED : CLAIM) }
+
+    /* QueueRunner::apply_reaped: each task taken back is a failed attempt */
+    :: atomic { phase[d] == APPLY_REAPED ->
+        for (x_t : 0 .. NW - 1) {
+            if
+            :: rp[d * NW + x_t] != 0 ->
+                printf("MSC: D%d took back task %d:%d\n", d, ROW(rp[d * NW + x_t]), TOK(rp[d * NW + x_t]));
+                apply_outcome(rp[d * NW + x_t], 1); rp[d * NW + x_t] = 0
+            :: else
+            fi
+        }
+        phase[d] = CLAIM }
+
+    /* the outcome transaction (QueueStore::apply, on the second connection): before the
+     * claim, or in a thread beside it (while a sweep resumes), so possibly after the push */
+    :: atomic { pending[d] && (phase[d] == CLAIM || phase[d] == ACK) ->
+        apply_outcome(got[d], 0);
+        pending[d] = 0 }
+
+    /* LLEN for the capacity, LeaseKeeper::keep, QueueStore::claim. The keeper's look and the
+     * claim are one step: the code claims within lease/8 of a look that renewed every held
+     * lease ending within lease/2, so no held lease ends in between (README: unless the
+     * dispatcher freezes for more than half a lease between the two). */
+    :: atomic { phase[d] == CLAIM ->
+        x_cap = (MAXB - nready < BATCH -> MAXB - nready : BATCH);
+        x_n = 0;
+        if
+        :: x_cap > 0 ->
+#ifndef OLD_LEASE
+            /* LeaseKeeper::keep_page: QueueStore::expiring, RedisQueue::held (kHeldScript),
+             * QueueStore::renew */
+            for (x_i : 0 .. NR - 1) {
+                if
+                :: tok[x_i] != 0 && !settled[x_i] && !dead[x_i] && lease[x_i] != NONE ->
+                    held(x_i, tok[x_i], x_m);
+                    if :: x_m -> lease[x_i] = LIVE :: else fi
+                :: else
+                fi
+            }
+#endif
+            /* claim_expired first (ORDER BY the lease), then the other due rows */
+            for (x_t : 0 .. 1) {
+                for (x_i : 0 .. NR - 1) {
+                    if
+                    :: x_n < x_cap && due[x_i] && !dead[x_i] &&
+                       ((x_t == 0 && lease[x_i] == ENDED) || (x_t == 1 && lease[x_i] == NONE)) ->
+                        if
+                        :: tok[x_i] != 0 && !settled[x_i] ->
+                            /* outcomes first: a reported outcome is never made stale by a claim */
+                            for (x_j : 0 .. ndone - 1) { assert(TASK(done[x_j]) != MSG(x_i, tok[x_i])) }
+                        :: else
+                        fi;
+                        fresh(x_i, x_m);
+                        printf("MSC: D%d claims row %d: token %d\n", d, x_i, x_m);
+                        tok[x_i] = x_m; settled[x_i] = 0; lease[x_i] = LIVE; applied[x_i] = 0;
+                        cl[d * NR + x_i] = x_m;
+                        x_n++
+                    :: else
+                    fi
+                }
+            }
+        :: else
+        fi;
+        phase[d] = (x_n > 0 -> PUSH : (got[d] != 0 -> ACK : LEAD)) }
+
+    /* RedisQueue::push (kPushScript): RPUSH only while this dispatcher holds the lock */
+    :: atomic { phase[d] == PUSH ->
+        if
+        :: leader == ME ->
+            for (x_i : 0 .. NR - 1) {
+                if
+                :: cl[d * NR + x_i] != 0 ->
+                    printf("MSC: D%d pushes %d:%d\n", d, x_i, cl[d * NR + x_i]);
+                    ready[nready] = MSG(x_i, cl[d * NR + x_i]); nready++; cl[d * NR + x_i] = 0
+                :: else
+                fi
+            }
+            assert(nready <= MAXB); /* the ready list never grows past max_backlog */
+            phase[d] = (got[d] != 0 -> ACK : LEAD)
+        :: else -> phase[d] = RELEASE
+        fi }
+
+    /* the push was refused by the lock: QueueStore::release, then LeadershipLost */
+    :: atomic { phase[d] == RELEASE ->
+        printf("MSC: D%d: push refused, claims released\n", d);
+        for (x_i : 0 .. NR - 1) {
+            if
+            :: cl[d * NR + x_i] != 0 && tok[x_i] == cl[d * NR + x_i] && !settled[x_i] ->
+                tok[x_i] = 0; lease[x_i] = NONE
+            :: else
+            fi;
+            cl[d * NR + x_i] = 0
+        }
+        phase[d] = (got[d] != 0 -> ACK : LEAD) }
+
+    /* RedisQueue::ack_done (kAckDoneScript): trims what it read, fenced by the lock */
+    :: atomic { phase[d] == ACK && !pending[d] ->
+        if
+        :: leader == ME ->
+            assert(ndone > 0 && done[0] == got[d]); /* trims exactly what it read */
+            for (x_i : 1 .. ndone - 1) { done[x_i - 1] = done[x_i] }
+            ndone--; done[ndone] = 0
+        :: else /* refused: LeadershipLost */
+        fi;
+        got[d] = 0;
+        phase[d] = LEAD }
+    od
+}
+
+/* ---- the worker SDK: worker-sdk/src/serve_loop.cpp with batch 1 ---- */
+
+active [NW] proctype Worker() {
+    byte w = _pid - ND;
+end:
+    do
+    /* Fetcher::fetch: BLMOVE ready -> processing. A worker whose heartbeat lapsed (a freeze,
+     * Redis data lost) beats again first: in the code the two race for milliseconds, which
+     * would matter only to a lease ending within them (docs/model.md). */
+    :: atomic { !wdead[w] && hb[w] && listed[w] && hand[w] == 0 && nready > 0 ->
+        printf("MSC: W%d takes %d:%d\n", w, ROW(ready[0]), TOK(ready[0]));
+        hand[w] = ready[0]; proc[w] = ready[0];
+        for (x_i : 1 .. nready - 1) { ready[x_i - 1] = ready[x_i] }
+        nready--; ready[nready] = 0 }
+
+    /* Reporter (kCompleteScript): the task moves to the done list if it is still ours */
+    :: atomic { !wdead[w] && hand[w] != 0 ->
+        if
+        :: proc[w] == hand[w] ->
+            printf("MSC: W%d reports %d:%d\n", w, ROW(hand[w]), TOK(hand[w]));
+            proc[w] = 0;
+            assert(ndone < DCAP);
+#ifdef RETRY_VERB
+            if :: done[ndone] = hand[w] :: done[ndone] = hand[w] | RETRY fi;
+#else
+            done[ndone] = hand[w];
+#endif
+            ndone++
+        :: else -> printf("MSC: W%d: report refused (taken back)\n", w)
+        fi;
+        hand[w] = 0 }
+
+    /* Membership::beat: SET heartbeat PX ttl, SADD workers (when either is missing) */
+    :: atomic { !wdead[w] && !(hb[w] && listed[w]) -> hb[w] = 1; listed[w] = 1 }
+
+    /* a killed worker's heartbeat expires ... */
+    :: atomic { wdead[w] && hb[w] -> hb[w] = 0 }
+    /* ... and it starts again under a new id once the old one is reaped or unlisted (nobody
+     * looks at an unlisted worker's processing list, so dropping it changes nothing);
+     * Membership::join beats before the first fetch */
+    :: atomic { wdead[w] && !hb[w] && !listed[w] -> wdead[w] = 0; proc[w] = 0; hb[w] = 1; listed[w] = 1 }
+    od
+}
+
+/* ---- time, per row ---- */
+
+active [NR] proctype Row() {
+    byte r = _pid - ND - NW;
+end:
+    do
+    /* A lease ends. Not before its claim is pushed: a lease runs for minutes, a cycle for
+     * milliseconds (a dispatcher killed in between drops the claim; then the lease ends). */
+    :: atomic { lease[r] == LIVE && cl[r] != tok[r] && cl[NR + r] != tok[r] ->
+        printf("MSC: row %d: lease ended\n", r);
+        lease[r] = ENDED }
+#ifdef REDUE
+    /* a completed row comes due again */
+    :: atomic { !due[r] && !dead[r] -> due[r] = 1 }
+#endif
+    od
+}
+
+/* ---- faults: up to MAXF per run, at any moment, then none ---- */
+
+/* kill -9 of dispatcher k: it starts again under a new id; its lock is orphaned */
+inline kill_dispatcher(k) {
+    printf("MSC: fault: D%d killed\n", k);
+    phase[k] = LEAD; got[k] = 0; pending[k] = 0;
+    for (x_i : 0 .. NR - 1) { cl[k * NR + x_i] = 0 }
+    for (x_i : 0 .. NW - 1) { rp[k * NW + x_i] = 0 }
+    if :: leader == k + 1 -> leader = ORPHAN :: else fi
+}
+
+active proctype Faults() {
+    do
+    :: atomic { faults < MAXF ->
+        faults++;
+        if
+        :: kill_dispatcher(0)
+        :: kill_dispatcher(1)
+        /* the leader froze past leader_timeout: its lock lapsed, and it goes on */
+        :: leader == 1 || leader == 2 -> printf("MSC: fault: leader lock lapsed\n"); leader = NOBODY
+        /* kill -9 of a worker */
+        :: !wdead[0] -> printf("MSC: fault: W0 killed\n"); wdead[0] = 1; hand[0] = 0
+        :: !wdead[1] -> printf("MSC: fault: W1 killed\n"); wdead[1] = 1; hand[1] = 0
+        /* a worker froze past heartbeat_ttl: its heartbeat lapsed, and it goes on */
+        :: !wdead[0] && hb[0] -> printf("MSC: fault: W0 heartbeat lapsed\n"); hb[0] = 0
+        :: !wdead[1] && hb[1] -> printf("MSC: fault: W1 heartbeat lapsed\n"); hb[1] = 0
+        /* Redis restarted without persistence: every key is gone */
+        :: printf("MSC: fault: Redis lost its data\n");
+           for (x_i : 0 .. MAXB + BATCH - 1) { ready[x_i] = 0 }
+           for (x_i : 0 .. DCAP - 1) { done[x_i] = 0 }
+           nready = 0; ndone = 0; leader = NOBODY;
+           for (x_i : 0 .. NW - 1) { proc[x_i] = 0; hb[x_i] = 0; listed[x_i] = 0 }
+        fi }
+    :: break /* no more faults */
+    od;
+    /* Nothing can move any more: every row is completed and the lists are empty. */
+    timeout -> assert(completed_row(0) && completed_row(1) && nready == 0 && ndone == 0)
+}

@@ -37,7 +37,8 @@ void NudgeListener::listen() {
     Backoff backoff(Millis(100), Millis(5000));
     for (;;) {
         try {
-            if (!listen_once()) return;
+            listen_once(backoff);
+            return;  // stopped
         } catch (const redis::Error& e) {
             // The queue's own loop logs Redis outages; here they only mean polling alone.
             spdlog::debug("nudge listener on {}: {}", channel_, e.what());
@@ -46,12 +47,12 @@ void NudgeListener::listen() {
     }
 }
 
-bool NudgeListener::listen_once() {
+void NudgeListener::listen_once(Backoff& backoff) {
     auto redis = redis::Connection::connect(address_);
     redis.command({"SUBSCRIBE", channel_});
+    backoff.reset();
     spdlog::debug("nudge listener: subscribed to {}", channel_);
     while (auto message = redis.wait_reply(stop_fd_)) on_nudge_();
-    return false;
 }
 
 bool NudgeListener::stopped_within(int ms) const {

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "rowpump/common/backoff.hpp"
 #include "rowpump/redis_address.hpp"
 
 namespace rowpump {
@@ -25,8 +26,9 @@ public:
 
 private:
     void listen();
-    // Subscribes and waits for messages until stopped (false) or the connection breaks (true).
-    bool listen_once();
+    // Subscribes (then resets `backoff`) and calls back on every message until stopped;
+    // throws redis::Error when the connection breaks.
+    void listen_once(Backoff& backoff);
     // Waits up to `ms` or until stopped; true when stopped.
     bool stopped_within(int ms) const;
 

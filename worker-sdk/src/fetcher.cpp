@@ -67,12 +67,12 @@ std::vector<std::string> Fetcher::blmove(milliseconds timeout) const {
     return {"BLMOVE", keys_.queue.ready, keys_.processing, "LEFT", "RIGHT", seconds_text(timeout)};
 }
 
-bool Fetcher::blocks() const {
-    return options_.batch == 1;
+bool Fetcher::blocks(int count) const {
+    return count == 1 && options_.batch <= 1;
 }
 
 void Fetcher::append_fetch(Session& s, int count) const {
-    if (blocks()) {
+    if (blocks(count)) {
         const auto block = std::min(options_.fetch_timeout, max_block_);
         s.append(blmove(block), block);
     } else {
@@ -84,11 +84,11 @@ void Fetcher::append_fetch(Session& s, int count) const {
 std::vector<std::string> Fetcher::read_fetch(Session& s, int count) {
     try {
         auto reply = s.read_reply();
-        if (!blocks()) return reply.strings();
+        if (!blocks(count)) return reply.strings();
         if (auto message = reply.optional_string()) return {std::move(*message)};
         return {};
     } catch (const redis::ReplyError& e) {
-        if (blocks() || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
+        if (blocks(count) || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
         // Redis lost its script cache (a restart): eval() loads the script again.
         return s.eval(take_, {keys_.queue.ready, keys_.processing}, {std::to_string(count)})
             .strings();

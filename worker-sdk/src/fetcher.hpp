@@ -35,13 +35,11 @@ public:
 
     // The fetch that run() pipelines behind its reports: append_fetch sends it, read_fetch
     // reads its reply (the messages now in the processing list) and take_all turns them into
-    // tasks. With batch 1 a BLMOVE, so an idle worker waits in Redis; otherwise the take
-    // script for up to `count` tasks, which does not block (an empty answer sends the thread
-    // to fetch(), which does).
+    // tasks. For one task (batch 1, or the adaptive batch at one) a BLMOVE, so an idle
+    // worker waits in Redis; for more the take script for up to `count` tasks, which does
+    // not block (an empty answer sends the thread to fetch(), which does).
     void append_fetch(Session& s, int count) const;
     std::vector<std::string> read_fetch(Session& s, int count);
-    // True when the pipelined fetch is a blocking BLMOVE (batch 1).
-    bool blocks() const;
     std::deque<Task> take_all(Session& s, std::vector<std::string> messages);
 
     // Malformed ready messages moved to the bad list so far.
@@ -51,6 +49,8 @@ public:
 
 private:
     std::vector<std::string> blmove(milliseconds timeout) const;
+    // True when the fetch of `count` tasks is a blocking BLMOVE.
+    bool blocks(int count) const;
     std::optional<Task> take(Session& s, std::string message);
     void set_aside(Session& s, const std::string& message, const std::string& error);
 

@@ -85,16 +85,17 @@ std::deque<Task> ServeLoop::report_and_fetch(const std::vector<Report>& reports)
         const auto started = Clock::now();
         reporter_.append_report(session_, reports);
         fetcher_.append_fetch(session_, count);
+        // The report's reply times a round trip even when the BLMOVE behind it then waits.
+        Clock::duration round_trip{};
         try {
             reporter_.read_report(session_, reports);
+            round_trip = Clock::now() - started;
             reported = true;
         } catch (const redis::ReplyError&) {
             // NOSCRIPT after a Redis restart, or worse: retried below, after the fetch reply.
         }
         next = fetcher_.read_fetch(session_, count);
-        if (reported) {
-            adaptive_.fetched(count, static_cast<int>(next.size()), Clock::now() - started);
-        }
+        if (reported) adaptive_.fetched(count, static_cast<int>(next.size()), round_trip);
         log_.redis_ok();
     } catch (const redis::IoError& e) {
         log_.redis_failed(e);

@@ -41,6 +41,11 @@ struct EndToEndSpec {
 // C: due row -> no-op handler -> outcome applied, until every row is completed in MySQL.
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep);
 
+// C (workers alone): `spec.rows` ready messages waiting in Redis, no dispatcher; timed from
+// the workers' spawn until the done list holds all of them. What the worker side costs with
+// MySQL out of the way.
+Sample run_worker_drain(Context& ctx, const EndToEndSpec& spec, int rep);
+
 struct LatencySpec {
     double rate = 500;       // rows becoming due per second
     int seconds = 20;        // for this long

@@ -199,6 +199,64 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     return s;
 }
 
+Sample run_worker_drain(Context& ctx, const EndToEndSpec& spec, int rep) {
+    ctx.redis().command({"FLUSHALL"});
+    const auto& keys = bench_keys();
+    ctx.redis().command({"HSET", keys.meta, "values", "status", "lease", "5m", "table", "none"});
+    constexpr std::int64_t kChunk = 1000;
+    for (std::int64_t first = 1; first <= spec.rows; first += kChunk) {
+        std::vector<std::string> push{"RPUSH", keys.ready};
+        for (auto id = first; id < std::min(first + kChunk, spec.rows + 1); ++id) {
+            push.push_back(std::to_string(id) + ":0123456789ABCDEF-1-" + std::to_string(id));
+        }
+        ctx.redis().command(push);
+    }
+    const std::string config =
+        label(spec.processes, spec.threads, spec.worker_batch, spec.handler_ms);
+    const auto cpu_before = ctx.server_cpu();
+    const double start = now_seconds();
+    std::vector<std::unique_ptr<ChildProcess>> workers;
+    for (int p = 0; p < spec.processes; ++p) {
+        workers.push_back(std::make_unique<ChildProcess>(
+            std::vector<std::string>{
+                ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
+                std::to_string(ctx.env().redis_port), "--threads", std::to_string(spec.threads),
+                "--batch", std::to_string(spec.worker_batch), "--handler-ms",
+                std::to_string(spec.handler_ms)},
+            log_to(ctx.path("logs/drain-" + config + "-rep" + std::to_string(rep) + "-worker" +
+                            std::to_string(p) + ".log"))));
+    }
+    std::int64_t done = 0;
+    double seconds = 0;
+    for (;;) {
+        done = ctx.redis().command({"LLEN", keys.done}).integer();
+        seconds = now_seconds() - start;
+        if (done >= spec.rows || seconds >= spec.time_limit_s) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const auto cpu_after = ctx.server_cpu();
+    double workers_cpu = 0;
+    for (auto& w : workers) w->signal(SIGTERM);
+    for (auto& w : workers) {
+        w->stop(kGrace);
+        workers_cpu += w->usage().cpu_seconds();
+    }
+    Sample s{"drain", config, rep, {}};
+    s.values["completed"] = static_cast<double>(done);
+    s.values["seconds"] = seconds;
+    s.values["tasks_per_s"] = static_cast<double>(done) / seconds;
+    s.values["workers_cpu_s"] = workers_cpu;
+    s.values["redis_cpu_s"] = cpu_after.redis - cpu_before.redis;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(1) << "drain " << config << " rep " << rep << ": "
+         << done << " tasks in " << seconds << " s = " << std::setprecision(0)
+         << s.values["tasks_per_s"] << std::setprecision(1) << " tasks/s; CPU s: workers "
+         << workers_cpu << ", Redis " << s.values["redis_cpu_s"];
+    progress(line.str());
+    ctx.record(s);
+    return s;
+}
+
 Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     create_timed_table(ctx.db(), ctx.indexes());
     ctx.reset_and_settle();

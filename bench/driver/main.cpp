@@ -89,6 +89,13 @@ void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
                 run_end_to_end(ctx, spec, rep);
             }
         }
+        if (has(o.phases, "drain")) {
+            for (const auto& config : o.e2e_configs) {
+                EndToEndSpec spec = o.e2e;
+                set_workers(spec, config);
+                run_worker_drain(ctx, spec, rep);
+            }
+        }
         if (has(o.phases, "baseline")) run_row_claim_baseline(ctx, o.baseline, rep);
     }
 }
@@ -116,7 +123,10 @@ Options parse_options(int argc, char** argv) {
                    "rowpump's indexes on the tables: lease (what migrate adds); token,lease or "
                    "token for older dispatchers")
         ->delimiter(',');
-    app.add_option("--phases", o.phases, "dispatch, e2e, latency, baseline")->delimiter(',');
+    app.add_option("--phases", o.phases,
+                   "dispatch, e2e, latency, baseline; drain (workers alone, on the e2e configs "
+                   "and rows: not part of the default run)")
+        ->delimiter(',');
     app.add_option("--reps", o.reps, "repetitions of each measurement");
     app.add_option("--rows", o.rows, "rows in the dispatch table");
     app.add_option("--batches", o.batches, "dispatch batch sizes")->delimiter(',');
@@ -165,7 +175,9 @@ int main(int argc, char** argv) try {
                 o.run_dir);
     ctx.set_indexes(o.indexes);
     if (has(o.phases, "dispatch")) run_dispatch(ctx, o);
-    if (has(o.phases, "e2e") || has(o.phases, "baseline")) run_end_to_end_and_baseline(ctx, o);
+    if (has(o.phases, "e2e") || has(o.phases, "drain") || has(o.phases, "baseline")) {
+        run_end_to_end_and_baseline(ctx, o);
+    }
     if (has(o.phases, "latency")) run_latency_phase(ctx, o);
 
     const std::string summary = markdown_summary(ctx.samples(), Targets{});

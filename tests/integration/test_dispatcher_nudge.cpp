@@ -44,10 +44,7 @@ TEST_CASE("a nudge gets a due row claimed at once, not at the next poll", "[disp
     queue.extra_lines = {"leader_timeout: 30s"};
     const std::string config = bed.write_config({queue});
     migrate_apply(config);
-    auto leader = bed.start_dispatcher(config, "leader.log");
-    REQUIRE(eventually(10s, [&] { return log_contains(*leader, "took the leader lock"); }));
-    auto standby = bed.start_dispatcher(config, "standby.log");
-    REQUIRE(eventually(10s, [&] { return log_contains(*standby, "standing by"); }));
+    auto [leader, standby] = bed.start_leader_and_standby(config);
 
     rowpump::redis::Connection redis = bed.redis_client();
     const auto keys = rowpump::protocol::keys_for("users");

@@ -119,10 +119,7 @@ TEST_CASE("a second dispatcher stands by and takes over when the leader stops", 
     const std::string config = bed.write_config();
     migrate_apply(config);
 
-    auto leader = bed.start_dispatcher(config, "leader.log");
-    REQUIRE(eventually(10s, [&] { return log_contains(*leader, "took the leader lock"); }));
-    auto standby = bed.start_dispatcher(config, "standby.log");
-    REQUIRE(eventually(10s, [&] { return log_contains(*standby, "standing by"); }));
+    auto [leader, standby] = bed.start_leader_and_standby(config);
 
     rowpump::redis::Connection redis = bed.redis_client();
     const std::string key = ready_key("users");

@@ -45,8 +45,8 @@ TEST_CASE("fast handlers on a long ready list double the batch up to its limit",
 TEST_CASE("a slow handler brings the batch back to one at once", "[worker]") {
     AdaptiveBatch batch;
     rounds(batch, 10, 1us, 200us, 1000);
-    REQUIRE(batch.next() == 64);
-    batch.handled(64, 64 * 10ms);  // handlers now take 10 ms each
+    REQUIRE(batch.next() == AdaptiveBatch::kDefaultLimit);
+    batch.handled(16, 16 * 10ms);  // handlers now take 10 ms each
     CHECK(batch.next() == 1);
     rounds(batch, 10, 10ms, 200us, 1000);
     CHECK(batch.next() == 1);
@@ -76,7 +76,7 @@ TEST_CASE("a batch's handlers together take no longer than a round trip", "[work
 TEST_CASE("a short ready list keeps the batch near what it holds", "[worker]") {
     AdaptiveBatch batch;
     rounds(batch, 20, 1us, 200us, 1000);
-    REQUIRE(batch.next() == 64);
+    REQUIRE(batch.next() == AdaptiveBatch::kDefaultLimit);
     rounds(batch, 1, 1us, 200us, 3);  // only 3 waiting
     CHECK(batch.next() == 3);
     rounds(batch, 20, 1us, 200us, 3);

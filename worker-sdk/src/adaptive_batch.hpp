@@ -30,7 +30,9 @@ public:
     // A round trip that asked for `asked` tasks lasted `round_trip` and brought `got`.
     void fetched(int asked, int got, Duration round_trip);
 
-    static constexpr int kDefaultLimit = 64;
+    // Past 16, reports cost Redis more per task: each LREM scans the worker's processing list,
+    // which holds up to threads x k tasks (docs/benchmarks.md: the drain benchmark).
+    static constexpr int kDefaultLimit = 16;
 
 private:
     // The largest k whose handlers together take no longer than a round trip.

@@ -47,7 +47,7 @@ struct WorkerOptions {
     milliseconds heartbeat_interval{0};  // 0: heartbeat_ttl / 3
     milliseconds fetch_timeout{1000};    // longest block in one fetch inside run()
     // Tasks a run() thread takes per Redis round trip. 0 (the default): adaptive. A thread
-    // starts with one and takes more at once (up to 64) while the ready list has them waiting
+    // starts with one and takes more at once (up to 16) while the ready list has them waiting
     // and its handlers are fast: as many as, handled one after another, take no longer than
     // one round trip to Redis. A handler as slow as a round trip brings it back to one at once,
     // so tasks never wait in one thread's hand while another thread or worker is free. 1 to

@@ -50,8 +50,9 @@ struct WorkerOptions {
     // starts with one and takes more at once (up to 16) while the ready list has them waiting
     // and its handlers are fast: as many as, handled one after another, take no longer than
     // one round trip to Redis. A handler as slow as a round trip brings it back to one at once,
-    // so tasks never wait in one thread's hand while another thread or worker is free. 1 to
-    // 1000: exactly that many (1: one task per round trip, the worker blocking in Redis for it).
+    // so a task waits in one thread's hand at most about one round trip while another thread
+    // or worker may be free. 1 to 1000: exactly that many (1: one task per round trip, the
+    // worker blocking in Redis for it).
     int batch = 0;
     milliseconds queue_wait{30000};  // how long to wait for the dispatcher to announce the queue
     std::string worker_id;           // empty: <hostname>-<pid>-<random>

@@ -1,6 +1,7 @@
 // A worker for the end-to-end benchmarks, built on the worker SDK.
 //
-//   --mode noop      reports ok with status=1 at once (throughput: the handler costs nothing)
+//   --mode noop      reports ok with status=1 at once (throughput: the handler costs nothing,
+//                    or --handler-ms N milliseconds of sleep)
 //   --mode latency   reports ok with started=<wall clock at handler start, seconds.micros>,
 //                    which the queue's on_success stores; the driver compares it to due_at
 //
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "rowpump/testing/bench_options.hpp"
 #include "rowpump/testing/worker_main.hpp"
@@ -23,6 +25,7 @@ namespace {
 struct Args {
     rowpump::WorkerOptions options;
     std::string mode = "noop";
+    int handler_ms = 0;
     int time_limit_s = 600;
 };
 
@@ -44,8 +47,10 @@ Args parse_args(int argc, char** argv) {
     app.add_option("--redis-port", args.options.redis.port)->required();
     app.add_option("--queue", args.options.queue);
     rowpump::testing::add_threads_option(app, args.options.threads);
-    app.add_option("--batch", args.options.batch, "tasks per Redis round trip")
-        ->check(CLI::PositiveNumber);
+    app.add_option("--batch", args.options.batch, "tasks per Redis round trip (0: adaptive)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--handler-ms", args.handler_ms, "noop: sleep this long in the handler")
+        ->check(CLI::NonNegativeNumber);
     app.add_option("--mode", args.mode)->check(CLI::IsMember({"noop", "latency"}));
     rowpump::testing::add_time_limit_option(app, args.time_limit_s);
     rowpump::testing::parse_or_exit(app, argc, argv);
@@ -59,10 +64,12 @@ int main(int argc, char** argv) try {
     const sigset_t signals = rowpump::testing::block_stop_signals(args.time_limit_s);
     rowpump::Worker worker(args.options);
     const bool latency = args.mode == "latency";
+    const auto handler_time = std::chrono::milliseconds(args.handler_ms);
     return rowpump::testing::serve_until_signal(
         worker,
-        [latency](const rowpump::Task&) {
+        [latency, handler_time](const rowpump::Task&) {
             if (latency) return rowpump::Outcome::success({{"started", wall_clock_text()}});
+            if (handler_time.count() > 0) std::this_thread::sleep_for(handler_time);
             return rowpump::Outcome::success({{"status", "1"}});
         },
         signals, "e2e_worker");

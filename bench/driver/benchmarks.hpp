@@ -32,13 +32,19 @@ struct EndToEndSpec {
     std::int64_t rows = 1000000;
     int processes = 2;
     int threads = 4;
-    int worker_batch = 1;  // WorkerOptions::batch
+    int worker_batch = 0;  // WorkerOptions::batch (0: adaptive, the SDK's default)
+    int handler_ms = 0;    // the handler sleeps this long (0: returns at once)
     int batch = 1000;      // the queue's claim batch
     std::int64_t max_backlog = 20000;
     int time_limit_s = 300;
 };
 // C: due row -> no-op handler -> outcome applied, until every row is completed in MySQL.
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep);
+
+// C (workers alone): `spec.rows` ready messages waiting in Redis, no dispatcher; timed from
+// the workers' spawn until the done list holds all of them. What the worker side costs with
+// MySQL out of the way.
+Sample run_worker_drain(Context& ctx, const EndToEndSpec& spec, int rep);
 
 struct LatencySpec {
     double rate = 500;       // rows becoming due per second
@@ -47,6 +53,10 @@ struct LatencySpec {
     std::string poll_min = "50ms";
     int processes = 2;
     int threads = 4;
+    // scheduled: every row inserted ahead with its due_at spread over the run; live: each row
+    // inserted when it is due (due_at = NOW(6)), at `rate`; nudged: live, and each insert is
+    // followed by PUBLISH rowpump:{q}:nudge.
+    std::string inserts = "scheduled";
 };
 // C (latency): due_at -> handler start, p50/p99/max, on a queue that keeps up.
 Sample run_latency(Context& ctx, const LatencySpec& spec, int rep);

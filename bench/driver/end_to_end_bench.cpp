@@ -37,10 +37,12 @@ std::vector<std::int64_t> int_column(testing::MysqlClient& db, const std::string
     return values;
 }
 
-// "4x8", or "4x8x16" with a worker batch above 1.
-std::string label(int processes, int threads, int batch) {
+// "4x8" with the SDK's default batch (adaptive), "4x8x16" with batch 16; "+10ms" when the
+// handler sleeps.
+std::string label(int processes, int threads, int batch, int handler_ms) {
     return std::to_string(processes) + "x" + std::to_string(threads) +
-           (batch > 1 ? "x" + std::to_string(batch) : "");
+           (batch > 0 ? "x" + std::to_string(batch) : "") +
+           (handler_ms > 0 ? "+" + std::to_string(handler_ms) + "ms" : "");
 }
 
 // The dispatcher, then its workers once the queue is announced.
@@ -49,7 +51,7 @@ struct Fleet {
     std::vector<std::unique_ptr<ChildProcess>> workers;
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
-          int processes, int threads, int batch, const std::string& mode) {
+          int processes, int threads, int batch, const std::string& mode, int handler_ms = 0) {
         dispatcher = std::make_unique<ChildProcess>(
             std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
                                      "--log-level", "warn"},
@@ -67,7 +69,8 @@ struct Fleet {
                 std::vector<std::string>{
                     ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
                     std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
-                    "--batch", std::to_string(batch), "--mode", mode},
+                    "--batch", std::to_string(batch), "--mode", mode, "--handler-ms",
+                    std::to_string(handler_ms)},
                 log_to(ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log"))));
         }
     }
@@ -129,6 +132,21 @@ double percentile(const std::vector<std::int64_t>& sorted, double p) {
     return static_cast<double>(sorted[std::min(index, sorted.size() - 1)]);
 }
 
+// One row at a time, each due when it is inserted, at `rate` rows/s; with `nudge`, each
+// insert is followed by the protocol's nudge, as a producer would send it.
+void insert_due_rows(Context& ctx, std::int64_t rows, double rate, bool nudge) {
+    using Clock = std::chrono::steady_clock;
+    const auto step =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate));
+    const auto start = Clock::now();
+    for (std::int64_t i = 1; i <= rows; ++i) {
+        std::this_thread::sleep_until(start + (i - 1) * step);
+        ctx.db().exec("INSERT INTO timed_tasks (id, status, due_at) VALUES (" + std::to_string(i) +
+                      ", 0, NOW(6))");
+        if (nudge) ctx.redis().command({"PUBLISH", bench_keys().nudge, "1"});
+    }
+}
+
 }  // namespace
 
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
@@ -143,13 +161,14 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.lease = "5m";
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
-    const std::string config = label(spec.processes, spec.threads, spec.worker_batch);
+    const std::string config =
+        label(spec.processes, spec.threads, spec.worker_batch, spec.handler_ms);
     const auto file = ctx.write_config(q, "e2e.yaml");
 
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/e2e-" + config + "-rep" + std::to_string(rep), spec.processes,
-                spec.threads, spec.worker_batch, "noop");
+                spec.threads, spec.worker_batch, "noop", spec.handler_ms);
     const auto [completed, seconds] =
         time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
@@ -185,6 +204,64 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     return s;
 }
 
+Sample run_worker_drain(Context& ctx, const EndToEndSpec& spec, int rep) {
+    ctx.redis().command({"FLUSHALL"});
+    const auto& keys = bench_keys();
+    ctx.redis().command({"HSET", keys.meta, "values", "status", "lease", "5m", "table", "none"});
+    constexpr std::int64_t kChunk = 1000;
+    for (std::int64_t first = 1; first <= spec.rows; first += kChunk) {
+        std::vector<std::string> push{"RPUSH", keys.ready};
+        for (auto id = first; id < std::min(first + kChunk, spec.rows + 1); ++id) {
+            push.push_back(std::to_string(id) + ":0123456789ABCDEF-1-" + std::to_string(id));
+        }
+        ctx.redis().command(push);
+    }
+    const std::string config =
+        label(spec.processes, spec.threads, spec.worker_batch, spec.handler_ms);
+    const auto cpu_before = ctx.server_cpu();
+    const double start = now_seconds();
+    std::vector<std::unique_ptr<ChildProcess>> workers;
+    for (int p = 0; p < spec.processes; ++p) {
+        workers.push_back(std::make_unique<ChildProcess>(
+            std::vector<std::string>{
+                ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
+                std::to_string(ctx.env().redis_port), "--threads", std::to_string(spec.threads),
+                "--batch", std::to_string(spec.worker_batch), "--handler-ms",
+                std::to_string(spec.handler_ms)},
+            log_to(ctx.path("logs/drain-" + config + "-rep" + std::to_string(rep) + "-worker" +
+                            std::to_string(p) + ".log"))));
+    }
+    std::int64_t done = 0;
+    double seconds = 0;
+    for (;;) {
+        done = ctx.redis().command({"LLEN", keys.done}).integer();
+        seconds = now_seconds() - start;
+        if (done >= spec.rows || seconds >= spec.time_limit_s) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const auto cpu_after = ctx.server_cpu();
+    double workers_cpu = 0;
+    for (auto& w : workers) w->signal(SIGTERM);
+    for (auto& w : workers) {
+        w->stop(kGrace);
+        workers_cpu += w->usage().cpu_seconds();
+    }
+    Sample s{"drain", config, rep, {}};
+    s.values["completed"] = static_cast<double>(done);
+    s.values["seconds"] = seconds;
+    s.values["tasks_per_s"] = static_cast<double>(done) / seconds;
+    s.values["workers_cpu_s"] = workers_cpu;
+    s.values["redis_cpu_s"] = cpu_after.redis - cpu_before.redis;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(1) << "drain " << config << " rep " << rep << ": "
+         << done << " tasks in " << seconds << " s = " << std::setprecision(0)
+         << s.values["tasks_per_s"] << std::setprecision(1) << " tasks/s; CPU s: workers "
+         << workers_cpu << ", Redis " << s.values["redis_cpu_s"];
+    progress(line.str());
+    ctx.record(s);
+    return s;
+}
+
 Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     create_timed_table(ctx.db(), ctx.indexes());
     ctx.reset_and_settle();
@@ -196,15 +273,22 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     q.lease = "1m";
     q.on_success = "status = 1, started_at = FROM_UNIXTIME(:started)";
     q.poll_min = spec.poll_min;
-    const std::string config = "poll_min=" + spec.poll_min;
+    const std::string config =
+        "poll_min=" + spec.poll_min + (spec.inserts == "scheduled" ? "" : " " + spec.inserts);
     const auto file = ctx.write_config(q, "latency.yaml");
     const auto rows = static_cast<std::int64_t>(spec.rate * spec.seconds);
 
+    // The SDK's default batch (adaptive).
     Fleet fleet(ctx, file, "logs/latency-" + config + "-rep" + std::to_string(rep), spec.processes,
-                spec.threads, 1, "latency");
+                spec.threads, 0, "latency");
     // Rows are inserted once the dispatcher and workers run, so they meet warm processes.
     constexpr int kLeadMs = 1000;
-    schedule_timed_rows(ctx.db(), rows, spec.rate, kLeadMs);
+    if (spec.inserts == "scheduled") {
+        schedule_timed_rows(ctx.db(), rows, spec.rate, kLeadMs);
+    } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(kLeadMs));
+        insert_due_rows(ctx, rows, spec.rate, spec.inserts == "nudged");
+    }
     const double start = now_seconds();
     const auto [completed, seconds] = time_until_completed(ctx, rows, start, spec.seconds + 1 + 30);
     testing::ResourceUsage dispatcher;

@@ -33,10 +33,11 @@ struct Options {
     int dispatch_time_limit = 120;
     int restart_diagnostic_batch = 0;  // 0: skip (the dispatcher no longer restarts sweeps)
     std::int64_t small_rows = 0;       // 0: skip
-    std::vector<std::string> e2e_configs{"4x8", "2x4x16", "4x8x16"};
+    std::vector<std::string> e2e_configs{"4x8", "4x8x16", "4x8x1", "2x4x16"};
     EndToEndSpec e2e;
     LatencySpec latency;
     std::vector<std::string> latency_polls{"50ms", "10ms"};
+    std::vector<std::string> latency_inserts{"scheduled", "live", "nudged"};
     BaselineSpec baseline;
 };
 
@@ -50,11 +51,15 @@ std::pair<int, int> processes_threads(const std::string& config) {
     return {std::stoi(config.substr(0, x)), std::stoi(config.substr(x + 1))};
 }
 
-// "PROCESSESxTHREADS" or "PROCESSESxTHREADSxBATCH" (the workers' batch, default 1).
-void set_workers(EndToEndSpec& spec, const std::string& config) {
+// "PROCESSESxTHREADS[xBATCH][+MSms]": the workers' batch (default: the SDK's, adaptive) and
+// how long their handler sleeps (default: not at all).
+void set_workers(EndToEndSpec& spec, std::string config) {
+    const auto plus = config.find('+');
+    spec.handler_ms = plus == std::string::npos ? 0 : std::stoi(config.substr(plus + 1));
+    config = config.substr(0, plus);
     const auto second = config.find('x', config.find('x') + 1);
     std::tie(spec.processes, spec.threads) = processes_threads(config.substr(0, second));
-    spec.worker_batch = second == std::string::npos ? 1 : std::stoi(config.substr(second + 1));
+    spec.worker_batch = second == std::string::npos ? 0 : std::stoi(config.substr(second + 1));
 }
 
 void run_dispatch(Context& ctx, const Options& o) {
@@ -84,6 +89,13 @@ void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
                 run_end_to_end(ctx, spec, rep);
             }
         }
+        if (has(o.phases, "drain")) {
+            for (const auto& config : o.e2e_configs) {
+                EndToEndSpec spec = o.e2e;
+                set_workers(spec, config);
+                run_worker_drain(ctx, spec, rep);
+            }
+        }
         if (has(o.phases, "baseline")) run_row_claim_baseline(ctx, o.baseline, rep);
     }
 }
@@ -91,9 +103,12 @@ void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
 void run_latency_phase(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) {
         for (const auto& poll : o.latency_polls) {
-            LatencySpec spec = o.latency;
-            spec.poll_min = poll;
-            run_latency(ctx, spec, rep);
+            for (const auto& inserts : o.latency_inserts) {
+                LatencySpec spec = o.latency;
+                spec.poll_min = poll;
+                spec.inserts = inserts;
+                run_latency(ctx, spec, rep);
+            }
         }
     }
 }
@@ -108,7 +123,10 @@ Options parse_options(int argc, char** argv) {
                    "rowpump's indexes on the tables: lease (what migrate adds); token,lease or "
                    "token for older dispatchers")
         ->delimiter(',');
-    app.add_option("--phases", o.phases, "dispatch, e2e, latency, baseline")->delimiter(',');
+    app.add_option("--phases", o.phases,
+                   "dispatch, e2e, latency, baseline; drain (workers alone, on the e2e configs "
+                   "and rows: not part of the default run)")
+        ->delimiter(',');
     app.add_option("--reps", o.reps, "repetitions of each measurement");
     app.add_option("--rows", o.rows, "rows in the dispatch table");
     app.add_option("--batches", o.batches, "dispatch batch sizes")->delimiter(',');
@@ -120,7 +138,8 @@ Options parse_options(int argc, char** argv) {
         "also compare rowpump and the bare loop on a table this small, batch 1000 (0: no)");
     app.add_option("--e2e-rows", o.e2e.rows);
     app.add_option("--e2e-configs", o.e2e_configs,
-                   "PROCESSESxTHREADS[xBATCH],... (BATCH: tasks per worker round trip)")
+                   "PROCESSESxTHREADS[xBATCH][+MSms],... (BATCH: tasks per worker round trip, "
+                   "default the SDK's adaptive one; MS: handler time)")
         ->delimiter(',');
     app.add_option("--e2e-batch", o.e2e.batch);
     app.add_option("--e2e-max-backlog", o.e2e.max_backlog);
@@ -128,6 +147,11 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--latency-rate", o.latency.rate, "rows due per second");
     app.add_option("--latency-seconds", o.latency.seconds);
     app.add_option("--latency-polls", o.latency_polls, "poll.min values")->delimiter(',');
+    app.add_option("--latency-inserts", o.latency_inserts,
+                   "scheduled (rows inserted ahead), live (inserted when due), nudged (live, "
+                   "each insert followed by a nudge)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"scheduled", "live", "nudged"}));
     app.add_option("--latency-workers", latency_workers, "PROCESSESxTHREADS");
     app.add_option("--baseline-threads", o.baseline.threads);
     app.add_option("--baseline-rows", o.baseline.rows, "stop after this many tasks");
@@ -151,7 +175,9 @@ int main(int argc, char** argv) try {
                 o.run_dir);
     ctx.set_indexes(o.indexes);
     if (has(o.phases, "dispatch")) run_dispatch(ctx, o);
-    if (has(o.phases, "e2e") || has(o.phases, "baseline")) run_end_to_end_and_baseline(ctx, o);
+    if (has(o.phases, "e2e") || has(o.phases, "drain") || has(o.phases, "baseline")) {
+        run_end_to_end_and_baseline(ctx, o);
+    }
     if (has(o.phases, "latency")) run_latency_phase(ctx, o);
 
     const std::string summary = markdown_summary(ctx.samples(), Targets{});

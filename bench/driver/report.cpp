@@ -191,6 +191,19 @@ std::string markdown_summary(const std::vector<Sample>& samples, const Targets& 
         md << "\n";
     }
 
+    const auto drain = by_config(samples, "drain");
+    if (!drain.empty()) {
+        md << "### C. Workers alone: draining ready messages from Redis (median of runs)\n\n"
+           << "| worker processes x threads | tasks/s | runs | workers CPU s | Redis CPU s |\n"
+           << "|---|---:|---|---:|---:|\n";
+        for (const auto& [c, g] : drain) {
+            md << "| " << c << " | " << thousands(median_of(g, "tasks_per_s")) << " | "
+               << runs(g, "tasks_per_s") << " | " << fixed(median_of(g, "workers_cpu_s"), 1)
+               << " | " << fixed(median_of(g, "redis_cpu_s"), 1) << " |\n";
+        }
+        md << "\n";
+    }
+
     const auto latency = by_config(samples, "latency");
     if (!latency.empty()) {
         md << "### C. Due-to-start latency, queue not backlogged (median of runs)\n\n"

@@ -1,6 +1,9 @@
 #include "rowpump/common/redis.hpp"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
+
+#include <cerrno>
 
 namespace rowpump::redis {
 
@@ -153,6 +156,23 @@ std::vector<Reply> Connection::read_replies(std::size_t count) {
     }
     if (first_error) throw *first_error;
     return replies;
+}
+
+std::optional<Reply> Connection::wait_reply(int wake_fd) {
+    if (broken_) throw IoError("redis: connection is broken");
+    for (;;) {
+        void* raw = nullptr;
+        // A reply read along with an earlier one may already wait in hiredis' buffer.
+        if (redisGetReplyFromReader(context_.get(), &raw) != REDIS_OK) fail_io("read");
+        if (raw != nullptr) return Reply(static_cast<redisReply*>(raw));
+        pollfd fds[2] = {{context_->fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            fail_io("poll");
+        }
+        if (fds[1].revents != 0) return std::nullopt;
+        if (redisBufferRead(context_.get()) != REDIS_OK) fail_io("read");
+    }
 }
 
 void Connection::set_timeout(std::chrono::milliseconds timeout) {

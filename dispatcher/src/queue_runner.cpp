@@ -7,6 +7,7 @@
 #include <exception>
 #include <future>
 
+#include "nudge_listener.hpp"
 #include "rowpump/common/log_text.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql_errors.hpp"
@@ -59,10 +60,13 @@ QueueRunner::QueueRunner(const Config& config, const QueueConfig& queue,
 
 void QueueRunner::run() {
     MysqlThread mysql_thread;
+    NudgeListener listener(config_.redis, protocol::keys_for(queue_.name).nudge,
+                           [this] { nudged(); });
     spdlog::info("queue {}: started (table {}, batch {}, lease {}, max_backlog {})", queue_.name,
                  queue_.table, queue_.batch, format_duration(queue_.lease), queue_.max_backlog);
     while (!stopping_) {
         Millis pause{0};
+        nudge_wakes_ = false;
         metrics_.expect_progress(kCycleLimit);
         health_.cycle_started(Clock::now());
         try {
@@ -186,10 +190,12 @@ Millis QueueRunner::cycle() {
     if (dispatch_error) std::rethrow_exception(dispatch_error);
 
     if ((capacity == 0 && rate_left == 0) || window_opens_ > Clock::now()) {
-        idle_.reset();
+        idle_.reset();  // waiting for the rate: a nudge could not make it claim sooner
         const auto opens = std::max(limiter_.next_available(now), window_opens_);
         return std::max(Millis(1), std::chrono::ceil<Millis>(opens - Clock::now()));
     }
+    // A claim that found fewer rows than it could take: a nudge says more have come.
+    nudge_wakes_ = !paused && capacity > claimed;
     if (applied == kDoneBatch || (capacity > 0 && claimed == capacity)) {
         idle_.reset();  // more is waiting
         return Millis(0);
@@ -357,9 +363,22 @@ std::int64_t QueueRunner::read_window() {
 }
 
 void QueueRunner::sleep_for(Millis pause) {
-    if (pause.count() <= 0) return;
     std::unique_lock<std::mutex> lock(mutex_);
-    wake_.wait_for(lock, pause, [this] { return stopping_.load(); });
+    if (pause.count() > 0) {
+        // A nudge that came during the cycle ends the sleep at once: the claim may have run
+        // before the producer's row was committed.
+        wake_.wait_for(lock, pause,
+                       [this] { return stopping_.load() || (nudge_wakes_ && nudged_); });
+    }
+    nudged_ = false;  // any number of nudges before a claim are answered by that claim
+}
+
+void QueueRunner::nudged() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        nudged_ = true;
+    }
+    wake_.notify_all();
 }
 
 }  // namespace rowpump

@@ -51,7 +51,10 @@ private:
     // Applies the accepted entries; when MySQL refuses a value in the batch, applies them one
     // at a time and marks the refused ones with MySQL's error.
     static AppliedCounts apply_isolating(QueueStore& store, std::vector<DoneEntry>& entries);
+    // Sleeps until `pause` has passed, the process stops or, while leading with room to
+    // claim, a producer nudges the queue (NudgeListener).
     void sleep_for(Millis pause);
+    void nudged();
 
     const Config& config_;
     const QueueConfig& queue_;
@@ -73,6 +76,8 @@ private:
     TimePoint next_reap_{};
     std::vector<DoneEntry> reaped_;  // taken back from dead workers, not yet applied
     LeaseKeeper lease_keeper_;       // runs before every claim
+    bool nudged_ = false;            // under mutex_: a nudge came since the last sleep
+    bool nudge_wakes_ = false;       // the last cycle left room to claim: a nudge may end the sleep
 };
 
 }  // namespace rowpump

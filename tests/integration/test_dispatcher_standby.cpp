@@ -107,6 +107,9 @@ TEST_CASE("an idle dispatcher costs a few cheap queries per second", "[dispatche
     CHECK(selects_per_s <= 1.5);
     CHECK(redis_per_s <= 7.5);
     CHECK(list_length(redis, ready_key("users")) == 0);
+    // All along, the dispatcher listened for nudges: a subscribed connection sends nothing.
+    const auto listening = redis.command({"CLIENT", "LIST", "TYPE", "pubsub"}).string();
+    CHECK(listening.find("sub=1") != std::string::npos);
 }
 
 TEST_CASE("a second dispatcher stands by and takes over when the leader stops", "[dispatcher]") {
@@ -116,10 +119,7 @@ TEST_CASE("a second dispatcher stands by and takes over when the leader stops", 
     const std::string config = bed.write_config();
     migrate_apply(config);
 
-    auto leader = bed.start_dispatcher(config, "leader.log");
-    REQUIRE(eventually(10s, [&] { return log_contains(*leader, "took the leader lock"); }));
-    auto standby = bed.start_dispatcher(config, "standby.log");
-    REQUIRE(eventually(10s, [&] { return log_contains(*standby, "standing by"); }));
+    auto [leader, standby] = bed.start_leader_and_standby(config);
 
     rowpump::redis::Connection redis = bed.redis_client();
     const std::string key = ready_key("users");

@@ -201,6 +201,91 @@ TEST_CASE("with batch, a thread takes and reports several tasks per round trip, 
     CHECK(in_hand[8] == 8);
 }
 
+TEST_CASE("by default fast handlers take several tasks per round trip, slow ones one", "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    std::vector<std::string> fast, slow;
+    for (long id = 1; id <= 300; ++id) fast.push_back(ready_for(id));
+    for (long id = 301; id <= 400; ++id) slow.push_back(ready_for(id));
+    rowpump::Worker worker(bed.options(1));  // batch 0: adaptive
+    auto probe = bed.server.connect();       // the handler's own: bed.redis is the test thread's
+    std::vector<std::int64_t> in_hand;       // the processing list's length as slow tasks start
+    Running running(worker, [&](const Task& task) {
+        if (std::stol(task.id) <= 300) return status_ok(task);
+        in_hand.push_back(
+            probe.command({"LLEN", bed.keys.processing(worker.worker_id())}).integer());
+        std::this_thread::sleep_for(5ms);
+        return status_ok(task);
+    });
+    REQUIRE(eventually(5s, [&] { return bed.listed(worker.worker_id()); }));
+
+    // 300 no-op tasks. Each round trip carries a report (EVALSHA) and a take: the take
+    // script (EVALSHA) or, for one task, BLMOVE. One task per round trip would be 600 calls.
+    bed.redis.command({"CONFIG", "RESETSTAT"});
+    bed.push_ready(fast);
+    REQUIRE(eventually(20s, [&] { return bed.length(bed.keys.done) == 300; }));
+    const auto stats = bed.redis.command({"INFO", "commandstats"}).string();
+    const auto calls = [&](const std::string& command) {
+        const auto at = stats.find("cmdstat_" + command + ":calls=");
+        return at == std::string::npos ? 0 : std::stoll(stats.substr(stats.find('=', at) + 1));
+    };
+    INFO(stats);
+    CHECK(calls("evalsha") + calls("blmove") <= 120);
+
+    // 100 tasks of 5 ms each, after the list ran empty.
+    bed.push_ready(slow);
+    REQUIRE(eventually(20s, [&] { return bed.length(bed.keys.done) == 400; }));
+    running.stop_and_join();
+    REQUIRE(in_hand.size() == 100);
+    // Nothing waits behind a slow handler: each slow task started with nothing else in hand.
+    CHECK(std::all_of(in_hand.begin(), in_hand.end(), [](auto n) { return n == 1; }));
+}
+
+TEST_CASE("by default slow handlers hold one task per thread: another worker is not starved",
+          "[worker]") {
+    QueueBed bed;
+    bed.announce();
+    std::atomic<int> ran_first{0}, ran_second{0};
+    auto slow = [](std::atomic<int>& ran) {
+        return [&ran](const Task& task) {
+            std::this_thread::sleep_for(10ms);
+            ++ran;
+            return status_ok(task);
+        };
+    };
+    rowpump::Worker first(bed.options(2));  // batch 0: adaptive
+    rowpump::Worker second(bed.options(2));
+    Running running_first(first, slow(ran_first));
+    Running running_second(second, slow(ran_second));
+    REQUIRE(eventually(
+        5s, [&] { return bed.listed(first.worker_id()) && bed.listed(second.worker_id()); }));
+    std::vector<std::string> all;
+    for (long id = 1; id <= 120; ++id) all.push_back(ready_for(id));
+    bed.push_ready(all);
+
+    std::int64_t most_in_hand = 0;
+    REQUIRE(eventually(
+        20s,
+        [&] {
+            for (const auto* w : {&first, &second}) {
+                most_in_hand =
+                    std::max(most_in_hand, bed.length(bed.keys.processing(w->worker_id())));
+            }
+            return bed.length(bed.keys.done) == 120;
+        },
+        1ms));
+    running_first.stop_and_join();
+    running_second.stop_and_join();
+
+    INFO("most tasks in one worker's hand: " << most_in_hand << "; ran " << ran_first << " / "
+                                             << ran_second);
+    CHECK(most_in_hand <= 2);  // one per thread: none waits behind a running handler
+    // Both workers ran about half (equal threads, equal handlers); a worker that took a batch
+    // at once would leave the other idle while its own tasks waited.
+    CHECK(ran_first >= 30);
+    CHECK(ran_second >= 30);
+}
+
 TEST_CASE("reports survive a SCRIPT FLUSH (Redis restarted with its data)", "[worker]") {
     const int batch = GENERATE(1, 4);
     INFO("batch " << batch);
@@ -585,8 +670,10 @@ TEST_CASE("worker options are checked in the constructor", "[worker]") {
     rejects([](auto& o) { o.heartbeat_ttl = 50ms; }, "heartbeat_ttl");
     rejects([](auto& o) { o.heartbeat_interval = o.heartbeat_ttl; }, "heartbeat_interval");
     rejects([](auto& o) { o.fetch_timeout = 0ms; }, "fetch_timeout");
-    rejects([](auto& o) { o.batch = 0; }, "batch must be between 1 and 1000, not 0");
-    rejects([](auto& o) { o.batch = 1001; }, "batch must be between 1 and 1000, not 1001");
+    rejects([](auto& o) { o.batch = -1; },
+            "batch must be 0 (adaptive) or between 1 and 1000, not -1");
+    rejects([](auto& o) { o.batch = 1001; },
+            "batch must be 0 (adaptive) or between 1 and 1000, not 1001");
     rejects([](auto& o) { o.worker_id = "a:b"; }, "worker_id");
     rejects([](auto& o) { o.redis.port = 0; }, "redis.port");
 

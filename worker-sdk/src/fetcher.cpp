@@ -74,30 +74,33 @@ std::vector<std::string> Fetcher::blmove(milliseconds timeout) const {
     return {"BLMOVE", keys_.queue.ready, keys_.processing, "LEFT", "RIGHT", seconds_text(timeout)};
 }
 
-void Fetcher::append_fetch(Session& s) const {
-    if (options_.batch == 1) {
+bool Fetcher::blocks(int count) const {
+    return count == 1 && options_.batch <= 1;
+}
+
+void Fetcher::append_fetch(Session& s, int count) const {
+    if (blocks(count)) {
         const auto block = std::min(options_.fetch_timeout, max_block_);
         s.append(blmove(block), block);
     } else {
         s.append(Session::script_call("EVALSHA", take_.sha, {keys_.queue.ready, keys_.processing},
-                                      {std::to_string(options_.batch)}));
+                                      {std::to_string(count)}));
     }
 }
 
-std::vector<std::string> Fetcher::read_fetch(Session& s) {
+std::vector<std::string> Fetcher::read_fetch(Session& s, int count) {
     try {
         auto reply = s.read_reply();
-        if (options_.batch > 1) return reply.strings();
+        if (!blocks(count)) return reply.strings();
         if (auto message = reply.optional_string()) return {std::move(*message)};
         return {};
     } catch (const redis::IoError&) {
         held_.fetch_reply_lost();
         throw;
     } catch (const redis::ReplyError& e) {
-        if (options_.batch == 1 || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
+        if (blocks(count) || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
         // Redis lost its script cache (a restart): eval() loads the script again.
-        return s
-            .eval(take_, {keys_.queue.ready, keys_.processing}, {std::to_string(options_.batch)})
+        return s.eval(take_, {keys_.queue.ready, keys_.processing}, {std::to_string(count)})
             .strings();
     }
 }

@@ -36,10 +36,11 @@ public:
 
     // The fetch that run() pipelines behind its reports: append_fetch sends it, read_fetch
     // reads its reply (the messages now in the processing list) and take_all turns them into
-    // tasks. With batch 1 a BLMOVE, so an idle worker waits in Redis; above, the take script,
-    // which does not block (an empty answer sends the thread to fetch(), which does).
-    void append_fetch(Session& s) const;
-    std::vector<std::string> read_fetch(Session& s);
+    // tasks. For one task (batch 1, or the adaptive batch at one) a BLMOVE, so an idle
+    // worker waits in Redis; for more the take script for up to `count` tasks, which does
+    // not block (an empty answer sends the thread to fetch(), which does).
+    void append_fetch(Session& s, int count) const;
+    std::vector<std::string> read_fetch(Session& s, int count);
     std::deque<Task> take_all(Session& s, std::vector<std::string> messages);
 
     // Every task fetched is held until its report (release it there).
@@ -52,6 +53,8 @@ public:
 
 private:
     std::vector<std::string> blmove(milliseconds timeout) const;
+    // True when the fetch of `count` tasks is a blocking BLMOVE.
+    bool blocks(int count) const;
     std::optional<Task> take(Session& s, std::string message);
     void set_aside(Session& s, const std::string& message, const std::string& error);
 

@@ -66,8 +66,8 @@ WorkerOptions validated(WorkerOptions o) {
               ") must be positive and shorter than heartbeat_ttl (" + ms_text(o.heartbeat_ttl) +
               ")");
     check(o.fetch_timeout.count() > 0, "fetch_timeout must be positive");
-    check(o.batch >= 1 && o.batch <= 1000,
-          "batch must be between 1 and 1000, not " + std::to_string(o.batch));
+    check(o.batch >= 0 && o.batch <= 1000,
+          "batch must be 0 (adaptive) or between 1 and 1000, not " + std::to_string(o.batch));
     check(o.queue_wait.count() >= 0, "queue_wait must not be negative");
     return o;
 }

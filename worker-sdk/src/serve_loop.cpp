@@ -1,5 +1,6 @@
 #include "serve_loop.hpp"
 
+#include <chrono>
 #include <utility>
 
 #include "rowpump/common/messages.hpp"
@@ -62,9 +63,16 @@ void ServeLoop::run() {
 void ServeLoop::handle_next() {
     Task task = std::move(hand_.front());
     hand_.pop_front();
-    auto done = checked_done_message(task, run_handler(handler_, task), declared_);
+    const auto started = Clock::now();
+    auto outcome = run_handler(handler_, task);
+    handling_ += Clock::now() - started;
+    auto done = checked_done_message(task, outcome, declared_);
     reports_.push_back({std::move(task), std::move(done)});
     if (hand_.empty()) hand_ = report_and_fetch(std::exchange(reports_, {}));
+}
+
+int ServeLoop::take_count() const {
+    return options_.batch == 0 ? adaptive_.next() : options_.batch;
 }
 
 // With nothing in hand: a blocking fetch, or a pause while Redis is away.
@@ -92,19 +100,26 @@ std::deque<Task> ServeLoop::report_and_fetch(const std::vector<Report>& reports)
         reporter_.report_until_done(session_, reports, false);
         return {};
     }
+    adaptive_.handled(static_cast<int>(reports.size()), std::exchange(handling_, {}));
     bool reported = false;
     std::vector<std::string> next;
     try {
         fetcher_.held().give_back_orphans(session_);
+        const int count = take_count();
+        const auto started = Clock::now();
         reporter_.append_report(session_, reports);
-        fetcher_.append_fetch(session_);
+        fetcher_.append_fetch(session_, count);
+        // The report's reply times a round trip even when the BLMOVE behind it then waits.
+        Clock::duration round_trip{};
         try {
             reporter_.read_report(session_, reports);
+            round_trip = Clock::now() - started;
             reported = true;
         } catch (const redis::ReplyError&) {
             // NOSCRIPT after a Redis restart, or worse: retried below, after the fetch reply.
         }
-        next = fetcher_.read_fetch(session_);
+        next = fetcher_.read_fetch(session_, count);
+        if (reported) adaptive_.fetched(count, static_cast<int>(next.size()), round_trip);
         log_.redis_ok();
     } catch (const redis::IoError& e) {
         log_.redis_failed(e);

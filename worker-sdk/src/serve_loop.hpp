@@ -4,10 +4,12 @@
 // each batch together with the next fetch, in one round trip.
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <string>
 #include <vector>
 
+#include "adaptive_batch.hpp"
 #include "fetcher.hpp"
 #include "outcome_check.hpp"
 #include "reporter.hpp"
@@ -32,7 +34,11 @@ public:
     void run();
 
 private:
+    using Clock = std::chrono::steady_clock;
+
     void handle_next();
+    // Tasks to ask for in the next round trip: options.batch, or the adaptive rule's choice.
+    int take_count() const;
     void fetch_one();
     std::deque<Task> report_and_fetch(const std::vector<Report>& reports);
     std::deque<Task> take_fetched(std::vector<std::string> messages);
@@ -49,6 +55,8 @@ private:
     Backoff backoff_ = redis_backoff();
     std::deque<Task> hand_;        // taken, waiting for the handler
     std::vector<Report> reports_;  // handled, waiting to be reported
+    Clock::duration handling_{};   // the handler's time on the reports waiting
+    AdaptiveBatch adaptive_;       // with options.batch 0
 };
 
 }  // namespace rowpump::details

@@ -46,12 +46,14 @@ struct WorkerOptions {
     milliseconds heartbeat_ttl{10000};   // the dispatcher takes tasks back this long after we die
     milliseconds heartbeat_interval{0};  // 0: heartbeat_ttl / 3
     milliseconds fetch_timeout{1000};    // longest block in one fetch inside run()
-    // Tasks a run() thread takes per Redis round trip (1 to 1000). Above 1, a thread takes up
-    // to `batch` waiting tasks at once, runs them one after another and reports them together:
-    // fewer round trips for handlers that take well under a millisecond. Tasks wait in the
-    // thread's hand (in the processing list, under the heartbeat) until their turn, so keep
-    // 1 for slower handlers, or other threads may sit idle while tasks wait.
-    int batch = 1;
+    // Tasks a run() thread takes per Redis round trip. 0 (the default): adaptive. A thread
+    // starts with one and takes more at once (up to 16) while the ready list has them waiting
+    // and its handlers are fast: as many as, handled one after another, take no longer than
+    // one round trip to Redis. A handler as slow as a round trip brings it back to one at once,
+    // so a task waits in one thread's hand at most about one round trip while another thread
+    // or worker may be free. 1 to 1000: exactly that many (1: one task per round trip, the
+    // worker blocking in Redis for it).
+    int batch = 0;
     milliseconds queue_wait{30000};  // how long to wait for the dispatcher to announce the queue
     std::string worker_id;           // empty: <hostname>-<pid>-<random>
     // Receives one line for each problem the worker survives (Redis unavailable, a malformed

@@ -75,6 +75,11 @@ public:
     // so the connection stays in step.
     std::vector<Reply> read_replies(std::size_t count);
 
+    // On a subscribed connection: waits for the next message (any reply) until it comes, or
+    // until `wake_fd` becomes readable (then nullopt; the caller drains wake_fd). Throws
+    // IoError when the connection breaks.
+    std::optional<Reply> wait_reply(int wake_fd);
+
     // For blocking commands: the socket timeout must exceed the command's own timeout.
     void set_timeout(std::chrono::milliseconds timeout);
 

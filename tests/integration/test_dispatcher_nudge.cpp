@@ -1,0 +1,79 @@
+// Nudges: a producer that committed a due row wakes the leading dispatcher, which claims at
+// once instead of waiting out its poll interval.
+
+#include <chrono>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "rowpump/common/keys.hpp"
+#include "rowpump/nudge.hpp"
+#include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/queue_redis.hpp"
+#include "rowpump/testing/seed.hpp"
+#include "rowpump/testing/test_bed.hpp"
+
+using namespace rowpump::testing;
+
+namespace {
+
+bool log_contains(const Dispatcher& d, const std::string& text) {
+    return d.log().find(text) != std::string::npos;
+}
+
+// Connections subscribed to one channel each (the dispatchers' nudge listeners).
+std::int64_t subscribers(rowpump::redis::Connection& redis) {
+    const auto clients = redis.command({"CLIENT", "LIST", "TYPE", "pubsub"}).string();
+    std::int64_t count = 0;
+    for (auto at = clients.find(" sub=1 "); at != std::string::npos;
+         at = clients.find(" sub=1 ", at + 1))
+        ++count;
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("a nudge gets a due row claimed at once, not at the next poll", "[dispatcher]") {
+    TestBed bed;
+    MysqlClient db = bed.db();
+    create_user_block_status(db);
+    QueueSpec queue;
+    queue.poll_min = "5s";  // without nudges, a row waits up to 5 s
+    queue.poll_max = "5s";
+    // The leader also wakes to renew its lock, every leader_timeout / 3: not within the test.
+    queue.extra_lines = {"leader_timeout: 30s"};
+    const std::string config = bed.write_config({queue});
+    migrate_apply(config);
+    auto [leader, standby] = bed.start_leader_and_standby(config);
+
+    rowpump::redis::Connection redis = bed.redis_client();
+    const auto keys = rowpump::protocol::keys_for("users");
+    // Both listen; only the leader claims.
+    REQUIRE(eventually(10s, [&] { return subscribers(redis) == 2; }));
+    rowpump::RedisAddress address;
+    address.port = bed.redis.port();
+
+    // With the SDK. The leader sleeps out its 5 s poll unless the nudge wakes it.
+    insert_users(db, 1, 1);
+    rowpump::nudge(address, "users");
+    CHECK(eventually(1s, [&] { return list_length(redis, keys.ready) == 1; }));
+
+    // Right after a claim, so the next poll is 5 s away: with the raw command of the protocol,
+    // and many nudges at once, which one claim answers.
+    insert_users(db, 2, 3);
+    for (int i = 0; i < 20; ++i) redis.command({"PUBLISH", keys.nudge, "1"});
+    CHECK(eventually(1s, [&] { return list_length(redis, keys.ready) == 4; }));
+
+    rowpump::Nudger nudger(address, "users");
+    insert_users(db, 5, 1);
+    nudger.nudge();
+    CHECK(eventually(1s, [&] { return list_length(redis, keys.ready) == 5; }));
+    // Each row was pushed once, by the leader.
+    CHECK(parse_ready_all(list_all(redis, keys.ready)).size() == 5);
+    CHECK_FALSE(log_contains(*standby, "dispatched"));
+}
+
+TEST_CASE("nudging a queue whose name cannot be one is an error", "[worker]") {
+    CHECK_THROWS_WITH(rowpump::Nudger(rowpump::RedisAddress{}, "no spaces"),
+                      Catch::Contains("queue 'no spaces' must be 1 to 64 characters"));
+}

@@ -210,7 +210,7 @@ TEST_CASE("by default fast handlers take several tasks per round trip, slow ones
     rowpump::Worker worker(bed.options(1));  // batch 0: adaptive
     auto probe = bed.server.connect();       // the handler's own: bed.redis is the test thread's
     std::vector<std::int64_t> in_hand;       // the processing list's length as slow tasks start
-    Running running(worker, [&](const Task& task) {
+    RunningWorker running(worker, [&](const Task& task) {
         if (std::stol(task.id) <= 300) return status_ok(task);
         in_hand.push_back(
             probe.command({"LLEN", bed.keys.processing(worker.worker_id())}).integer());
@@ -255,8 +255,8 @@ TEST_CASE("by default slow handlers hold one task per thread: another worker is 
     };
     rowpump::Worker first(bed.options(2));  // batch 0: adaptive
     rowpump::Worker second(bed.options(2));
-    Running running_first(first, slow(ran_first));
-    Running running_second(second, slow(ran_second));
+    RunningWorker running_first(first, slow(ran_first));
+    RunningWorker running_second(second, slow(ran_second));
     REQUIRE(eventually(
         5s, [&] { return bed.listed(first.worker_id()) && bed.listed(second.worker_id()); }));
     std::vector<std::string> all;

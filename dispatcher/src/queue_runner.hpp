@@ -30,9 +30,9 @@ namespace rowpump {
 // batch is acknowledged after its commit.
 class QueueRunner {
 public:
-    QueueRunner(const Config& config, const QueueConfig& queue, const std::atomic<bool>& stopping,
-                std::mutex& mutex, std::condition_variable& wake, QueueMetrics& metrics,
-                QueueHealth& health);
+    // `source`: the queue, or one shard of it (queue_sources); outlives the runner.
+    QueueRunner(const QueueSource& source, const std::atomic<bool>& stopping, std::mutex& mutex,
+                std::condition_variable& wake, QueueMetrics& metrics, QueueHealth& health);
     void run();
 
 private:
@@ -55,11 +55,16 @@ private:
 
     const Config& config_;
     const QueueConfig& queue_;
+    const std::string label_;    // the queue's name, with its shard's: for log lines
+    const std::int64_t shares_;  // loops pushing to the queue's ready list: its shards, or 1
     const std::atomic<bool>& stopping_;
     std::mutex& mutex_;
     std::condition_variable& wake_;
     QueueMetrics& metrics_;  // what /metrics, /healthz and the dashboard see of this loop
     QueueHealth& health_;    // what systemd's STATUS= and watchdog see of this loop
+    GaugePart leading_;      // this loop's part of the queue's gauges
+    GaugePart mysql_connected_;
+    GaugePart redis_connected_;
 
     std::unique_ptr<QueueStore> store_;          // claims
     std::unique_ptr<QueueStore> outcome_store_;  // outcomes of the done list

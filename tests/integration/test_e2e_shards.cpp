@@ -118,19 +118,20 @@ TEST_CASE(
         return out;
     };
     // Every shard in `which` completes kProgress more rows than it had.
-    auto all_flow = [&](const std::vector<std::size_t>& which) {
+    auto require_flow = [&](const std::vector<std::size_t>& which) {
         std::vector<std::int64_t> before;
         for (auto i : which) before.push_back(shards[i]->completed());
-        return eventually(60s, [&] {
+        const bool flowing = eventually(60s, [&] {
             for (std::size_t k = 0; k < which.size(); ++k) {
                 if (shards[which[k]]->completed() < before[k] + kProgress) return false;
             }
             return true;
         });
+        INFO(summary());
+        REQUIRE(flowing);
     };
 
-    INFO(summary());
-    REQUIRE(all_flow({0, 1, 2}));  // all shards feed the one ready list
+    require_flow({0, 1, 2});  // all shards feed the one ready list
 
     // SIGKILL the dispatcher that leads shard s0 (and whatever else it leads): the other
     // takes its shards over, and they keep completing.
@@ -139,19 +140,21 @@ TEST_CASE(
     REQUIRE(dispatchers[victim]->process().pid() == victim_pid);
     dispatchers[victim]->process().kill();
     const pid_t survivor_pid = dispatchers[1 - victim]->process().pid();
-    REQUIRE(eventually(20s, [&] {
+    const bool taken_over = eventually(20s, [&] {
         for (const auto& shard : shards) {
             if (leader_pid(redis, keys.shard_leader(shard->name)) != survivor_pid) return false;
         }
         return true;
-    }));
-    INFO(summary());
-    REQUIRE(all_flow({0, 1, 2}));
+    });
+    {
+        INFO(summary());
+        REQUIRE(taken_over);
+    }
+    require_flow({0, 1, 2});
 
     // Stop the MariaDB of s2: s0 and s1 keep completing while it is down.
     shards[2]->server.stop();
-    INFO(summary());
-    REQUIRE(all_flow({0, 1}));
+    require_flow({0, 1});
     shards[2]->server.start();
 
     // Everything completes, exactly once, on each shard.

@@ -87,12 +87,10 @@ TEST_CASE("each shard is a source with its server, table and position", "[config
 }
 
 TEST_CASE("shards are checked as strictly as the rest", "[config][shards]") {
-    CHECK(error_of(with_queue_lines("    shards: []\n")) ==
-          "test.yaml:7: queues.q.shards: must be a list of shards ({name: ..., mysql: {...}}), "
-          "got a list");
-    CHECK(error_of(with_queue_lines("    shards: { eu: {} }\n")) ==
-          "test.yaml:7: queues.q.shards: must be a list of shards ({name: ..., mysql: {...}}), "
-          "got a map");
+    const std::string not_a_list =
+        "test.yaml:7: queues.q.shards: must be a list of shards ({name: ..., mysql: {...}}), got ";
+    CHECK(error_of(with_queue_lines("    shards: []\n")) == not_a_list + "a list");
+    CHECK(error_of(with_queue_lines("    shards: { eu: {} }\n")) == not_a_list + "a map");
     CHECK(error_of(with_shards("      - mysql: { port: 3307 }\n")) ==
           "test.yaml:8: queues.q.shards[0].name: is required");
     CHECK(error_of(with_shards("      - { name: eu, tabel: x }\n")) ==

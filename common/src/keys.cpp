@@ -20,6 +20,10 @@ std::string Keys::shard_done(std::string_view shard) const {
     return done + ":" + std::string(shard);
 }
 
+std::string Keys::shard_standby(std::string_view shard) const {
+    return prefix + "standby:" + std::string(shard);
+}
+
 Keys keys_for(std::string_view queue) {
     Keys k;
     k.prefix = "rowpump:{" + std::string(queue) + "}:";

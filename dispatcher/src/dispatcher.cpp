@@ -11,6 +11,9 @@ Dispatcher::Dispatcher(const Config& config) : config_(config) {
         auto sources = queue_sources(config_, config_.queues[i]);
         metrics_.push_back(std::make_unique<QueueMetrics>(
             config_.queues[i].name, static_cast<std::int64_t>(sources.size())));
+        balances_.push_back(sources.size() > 1
+                                ? std::make_unique<ShardBalance>(config_.queues[i].leader_timeout)
+                                : nullptr);
         for (auto& source : sources) {
             health_.push_back(std::make_unique<QueueHealth>(source.queue.label()));
             loops_.push_back({std::make_unique<QueueSource>(std::move(source)), i});
@@ -29,8 +32,9 @@ void Dispatcher::start() {
     if (http_) http_->start();  // first: a port that cannot be had stops the start
     for (std::size_t i = 0; i < loops_.size(); ++i) {
         threads_.emplace_back([this, i] {
-            QueueRunner(*loops_[i].source, stopping_, mutex_, wake_, *metrics_[loops_[i].queue],
-                        *health_[i])
+            const auto queue = loops_[i].queue;
+            QueueRunner(*loops_[i].source, stopping_, mutex_, wake_, *metrics_[queue], *health_[i],
+                        balances_[queue].get())
                 .run();
         });
     }

@@ -42,7 +42,7 @@ bool any_accepted(const std::vector<DoneEntry>& entries) {
 
 QueueRunner::QueueRunner(const QueueSource& source, const std::atomic<bool>& stopping,
                          std::mutex& mutex, std::condition_variable& wake, QueueMetrics& metrics,
-                         QueueHealth& health)
+                         QueueHealth& health, ShardBalance* balance)
     : config_(source.config),
       queue_(source.queue),
       label_(source.queue.label()),
@@ -60,7 +60,8 @@ QueueRunner::QueueRunner(const QueueSource& source, const std::atomic<bool>& sto
       idle_(queue_.poll_min, queue_.poll_max),
       reconnect_(Millis(100), Millis(5000)),
       outage_("queue " + label_, config_.outage_summary_interval),
-      lease_keeper_(queue_) {}
+      lease_keeper_(queue_),
+      balance_(balance) {}
 
 void QueueRunner::run() {
     MysqlThread mysql_thread;
@@ -124,7 +125,10 @@ bool QueueRunner::connect() {
     }
     redis_connected_.set(true);
     // A busy leader's pushes renew the lock; the lead script runs when none did lately.
-    if (leadership_.renewal_due()) leadership_.update(redis_->lead());
+    const bool handed_over = Clock::now() < handed_over_until_;
+    if (leadership_.renewal_due() && !handed_over) leadership_.update(redis_->lead());
+    if (balance_ && leadership_.leading()) balance_shards();
+    if (balance_ && !leadership_.leading() && !handed_over) redis_->offer_standby();
     leading_.set(leadership_.leading());
     return leadership_.leading();
 }
@@ -140,6 +144,20 @@ void QueueRunner::resign() {
             "when it expires",
             label_, e.what());
     }
+}
+
+void QueueRunner::balance_shards() {
+    const auto now = Clock::now();
+    if (now < next_balance_) return;
+    next_balance_ = now + queue_.leader_timeout;
+    const auto view = redis_->shard_leaders();
+    if (!should_hand_over(view.leaders, leadership_.id(), view.standby) ||
+        !balance_->try_hand_over(now)) {
+        return;
+    }
+    redis_->resign();
+    leadership_.handed_over(view.standby);
+    handed_over_until_ = now + balance_->pause();
 }
 
 Millis QueueRunner::cycle() {

@@ -17,6 +17,7 @@
 #include "rowpump/dispatcher/queue_metrics.hpp"
 #include "rowpump/dispatcher/queue_store.hpp"
 #include "rowpump/dispatcher/redis_queue.hpp"
+#include "rowpump/dispatcher/shard_balance.hpp"
 
 namespace rowpump {
 
@@ -31,13 +32,17 @@ namespace rowpump {
 class QueueRunner {
 public:
     // `source`: the queue, or one shard of it (queue_sources); outlives the runner.
+    // `balance`: shared by the loops of the queue's shards in this process; null without shards.
     QueueRunner(const QueueSource& source, const std::atomic<bool>& stopping, std::mutex& mutex,
-                std::condition_variable& wake, QueueMetrics& metrics, QueueHealth& health);
+                std::condition_variable& wake, QueueMetrics& metrics, QueueHealth& health,
+                ShardBalance* balance);
     void run();
 
 private:
     bool connect();  // false while not connected or not the leader; renews the leader lock
     void resign();
+    // With shards, as leader: hands the shard to a stand-by whose process leads fewer.
+    void balance_shards();
     Millis failed(const std::string& what, bool transient);
     Millis cycle();  // one round; returns how long to sleep
     std::int64_t dispatch(TimePoint now, std::int64_t capacity);
@@ -78,6 +83,9 @@ private:
     TimePoint next_reap_{};
     std::vector<DoneEntry> reaped_;  // taken back from dead workers, not yet applied
     LeaseKeeper lease_keeper_;       // runs before every claim
+    ShardBalance* balance_;
+    TimePoint next_balance_{};
+    TimePoint handed_over_until_{};  // leaves the lock to the stand-by it was handed to
 };
 
 }  // namespace rowpump

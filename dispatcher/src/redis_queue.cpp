@@ -57,8 +57,12 @@ RedisQueue::RedisQueue(redis::Connection conn, const QueueConfig& queue, std::st
     // A shard's runner leads, reads and acknowledges its own lists; workers still report to
     // the queue's done list, from where route_done() takes each report to its shard.
     queue_done_ = keys_.done;
-    for (const auto& shard : queue.shards) shard_done_.push_back(keys_.shard_done(shard.name));
+    for (const auto& shard : queue.shards) {
+        shard_done_.push_back(keys_.shard_done(shard.name));
+        shard_leader_.push_back(keys_.shard_leader(shard.name));
+    }
     const auto& name = queue.shards.at(*queue.shard).name;
+    standby_ = keys_.shard_standby(name);
     keys_.leader = keys_.shard_leader(name);
     keys_.done = keys_.shard_done(name);
 }
@@ -195,6 +199,23 @@ void RedisQueue::add_stats(const StatsDelta& stats) {
     std::size_t replies = 0;
     append_stats(stats, replies);
     conn_.read_replies(replies);
+}
+
+void RedisQueue::offer_standby() {
+    conn_.command(
+        {"SET", standby_, leader_id_, "PX", std::to_string(queue_.leader_timeout.count())});
+}
+
+RedisQueue::ShardLeaders RedisQueue::shard_leaders() {
+    for (const auto& key : shard_leader_) conn_.append({"GET", key});
+    conn_.append({"GET", standby_});
+    ShardLeaders out;
+    for (auto& reply : conn_.read_replies(shard_leader_.size() + 1)) {
+        out.leaders.push_back(reply.optional_string().value_or(""));
+    }
+    out.standby = std::move(out.leaders.back());
+    out.leaders.pop_back();
+    return out;
 }
 
 std::vector<std::string> RedisQueue::held(const std::vector<std::string>& messages) {

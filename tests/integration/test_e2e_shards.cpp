@@ -1,6 +1,7 @@
-// End to end, one queue over three MariaDB shards and two dispatcher processes on one config:
-// every row of every shard completes exactly once (its `runs` column counts applied outcomes)
-// while the dispatcher leading some shards is killed with SIGKILL (the other takes them over)
+// End to end, one queue over three MariaDB shards and two dispatcher processes on one config,
+// which share the shards: every row of every shard completes exactly once (its `runs` column
+// counts applied outcomes) while the dispatcher leading some shards is killed with SIGKILL (the
+// other takes them over)
 // and one MariaDB is stopped (the other shards keep completing; its rows resume when it is
 // back). The rows carry the same ids on every shard, so an outcome applied to the wrong
 // shard would show as a run too many there and a row left on its own.
@@ -97,9 +98,17 @@ TEST_CASE(
     auto redis = redis_server.connect();
     const auto keys = rowpump::protocol::keys_for("users");
 
-    std::array<std::unique_ptr<Dispatcher>, 2> dispatchers{
-        std::make_unique<Dispatcher>(config, dir.file("dispatcher-a.log")),
-        std::make_unique<Dispatcher>(config, dir.file("dispatcher-b.log"))};
+    // The second dispatcher starts once the first leads every shard: it gets some handed over.
+    std::array<std::unique_ptr<Dispatcher>, 2> dispatchers;
+    dispatchers[0] = std::make_unique<Dispatcher>(config, dir.file("dispatcher-a.log"));
+    auto leads_all = [&](pid_t pid) {
+        for (const auto& shard : shards) {
+            if (leader_pid(redis, keys.shard_leader(shard->name)) != pid) return false;
+        }
+        return true;
+    };
+    REQUIRE(eventually(20s, [&] { return leads_all(dispatchers[0]->process().pid()); }));
+    dispatchers[1] = std::make_unique<Dispatcher>(config, dir.file("dispatcher-b.log"));
     std::vector<std::unique_ptr<TestWorkerProcess>> workers;
     for (const char* id : {"w1", "w2"}) {
         TestWorkerSpec spec;
@@ -133,6 +142,20 @@ TEST_CASE(
 
     require_flow({0, 1, 2});  // all shards feed the one ready list
 
+    // The dispatchers share the shards: the first hands one over to the second.
+    const bool shared = eventually(20s, [&] {
+        std::array<int, 2> led{0, 0};
+        for (const auto& shard : shards) {
+            const pid_t pid = leader_pid(redis, keys.shard_leader(shard->name));
+            for (std::size_t d = 0; d < 2; ++d) led[d] += dispatchers[d]->process().pid() == pid;
+        }
+        return led[0] >= 1 && led[1] >= 1 && led[0] + led[1] == 3;
+    });
+    {
+        INFO(summary());
+        REQUIRE(shared);
+    }
+
     // SIGKILL the dispatcher that leads shard s0 (and whatever else it leads): the other
     // takes its shards over, and they keep completing.
     const pid_t victim_pid = leader_pid(redis, keys.shard_leader("s0"));
@@ -140,12 +163,7 @@ TEST_CASE(
     REQUIRE(dispatchers[victim]->process().pid() == victim_pid);
     dispatchers[victim]->process().kill();
     const pid_t survivor_pid = dispatchers[1 - victim]->process().pid();
-    const bool taken_over = eventually(20s, [&] {
-        for (const auto& shard : shards) {
-            if (leader_pid(redis, keys.shard_leader(shard->name)) != survivor_pid) return false;
-        }
-        return true;
-    });
+    const bool taken_over = eventually(20s, [&] { return leads_all(survivor_pid); });
     {
         INFO(summary());
         REQUIRE(taken_over);

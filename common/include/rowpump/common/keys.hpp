@@ -30,6 +30,8 @@ struct Keys {
     // each report from there to its shard's list.
     std::string shard_leader(std::string_view shard) const;  // string with a TTL
     std::string shard_done(std::string_view shard) const;    // list
+    // A stand-by's id offered for the shard (shard_balance.hpp); string with a TTL.
+    std::string shard_standby(std::string_view shard) const;
 
     std::string prefix;  // "rowpump:{<queue>}:"
 };

@@ -13,6 +13,7 @@
 #include "rowpump/dispatcher/config.hpp"
 #include "rowpump/dispatcher/queue_health.hpp"
 #include "rowpump/dispatcher/queue_metrics.hpp"
+#include "rowpump/dispatcher/shard_balance.hpp"
 
 namespace rowpump {
 
@@ -52,6 +53,7 @@ private:
         std::size_t queue;  // in config.queues and metrics_
     };
     std::vector<Loop> loops_;
+    std::vector<std::unique_ptr<ShardBalance>> balances_;  // per queue; null without shards
     std::vector<std::thread> threads_;
 };
 

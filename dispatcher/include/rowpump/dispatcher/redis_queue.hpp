@@ -96,6 +96,15 @@ public:
     std::vector<std::string> held(const std::vector<std::string>& messages);
     void add_stats(const StatsDelta& stats);
 
+    // With shards (shard_balance.hpp): offers this stand-by for its shard, for leader_timeout.
+    void offer_standby();
+    // Who leads each shard of the queue ("" for none), and who stands by for this one.
+    struct ShardLeaders {
+        std::vector<std::string> leaders;
+        std::string standby;
+    };
+    ShardLeaders shard_leaders();
+
 private:
     RedisQueue(redis::Connection conn, const QueueConfig& queue, std::string leader_id);
     void append_stats(const StatsDelta& stats, std::size_t& replies);
@@ -117,6 +126,8 @@ private:
     // are the queue's done list, where workers report, and every shard's done list.
     std::string queue_done_;
     std::vector<std::string> shard_done_;
+    std::vector<std::string> shard_leader_;  // every shard's leader lock
+    std::string standby_;                    // this shard's stand-by offer
 };
 
 }  // namespace rowpump

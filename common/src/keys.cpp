@@ -12,6 +12,18 @@ std::string Keys::heartbeat(std::string_view worker_id) const {
     return prefix + "heartbeat:" + std::string(worker_id);
 }
 
+std::string Keys::shard_leader(std::string_view shard) const {
+    return leader + ":" + std::string(shard);
+}
+
+std::string Keys::shard_done(std::string_view shard) const {
+    return done + ":" + std::string(shard);
+}
+
+std::string Keys::shard_standby(std::string_view shard) const {
+    return prefix + "standby:" + std::string(shard);
+}
+
 Keys keys_for(std::string_view queue) {
     Keys k;
     k.prefix = "rowpump:{" + std::string(queue) + "}:";

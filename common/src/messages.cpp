@@ -144,6 +144,15 @@ int token_attempt(std::string_view token) {
     return std::atoi(std::string(rest.substr(0, rest.find('-'))).c_str());
 }
 
+std::string shard_batch_prefix(std::size_t shard) {
+    static const char* const kHex = "0123456789ABCDEF";
+    return {kHex[(shard >> 4) & 15], kHex[shard & 15]};
+}
+
+std::size_t token_shard(std::string_view token) {
+    return static_cast<std::size_t>(hex_value(token[0]) * 16 + hex_value(token[1]));
+}
+
 std::string format_ready(std::string_view id, std::string_view token) {
     return percent_encode(id) + ":" + std::string(token);
 }

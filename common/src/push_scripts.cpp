@@ -8,7 +8,7 @@ local function server_micros()
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 if redis.call('GET', KEYS[4]) ~= ARGV[4] then return {'-1', '0', '0'} end
-local count, per, n = tonumber(ARGV[1]), tonumber(ARGV[2]), #ARGV - 5
+local count, per, n = tonumber(ARGV[1]), tonumber(ARGV[2]), #ARGV - 6
 local inside, rows, gone, now = {}, 0, 0, server_micros()
 if count > 0 then
   for _, entry in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
@@ -36,8 +36,10 @@ local function reply(pushed)
 end
 if wait(n) > 0 then return reply(0) end
 if n == 0 then return reply(1) end
+local backlog = tonumber(ARGV[6])
+if backlog > 0 and redis.call('LLEN', KEYS[1]) + n > backlog then return reply(0) end
 redis.call('PEXPIRE', KEYS[4], ARGV[5])
-for i = 6, #ARGV, 1000 do
+for i = 7, #ARGV, 1000 do
   redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('HINCRBY', KEYS[3], ARGV[3], n)

@@ -72,6 +72,7 @@ for _, worker in ipairs(redis.call('SMEMBERS', KEYS[3])) do
   scan(ARGV[1] .. worker, false)
 end
 scan(KEYS[2], true)
+if KEYS[4] then scan(KEYS[4], true) end
 return held
 )lua";
 

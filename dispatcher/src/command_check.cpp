@@ -80,19 +80,9 @@ std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueCo
     return "";
 }
 
-}  // namespace
-
-int command_check(const Config& config, bool strict, std::ostream& out, std::ostream& err) {
-    out << "config " << config.file << ": ok (" << config.queues.size() << " queue(s))\n";
-    int problems = 0, warnings = 0;
-    try {
-        redis::Connection::connect(config.redis).command({"PING"});
-        out << "redis " << config.redis.host << ":" << config.redis.port << ": ok\n";
-    } catch (const std::exception& e) {
-        err << "redis " << config.redis.host << ":" << config.redis.port << ": " << e.what()
-            << "\n";
-        ++problems;
-    }
+// The queues (or shards of queues) whose table is on `config.mysql`.
+void check_server(const Config& config, std::ostream& out, std::ostream& err, int& problems,
+                  int& warnings) {
     try {
         auto conn = connect_mysql(config.mysql);
         out << "mysql " << config.mysql.host << ":" << config.mysql.port << "/"
@@ -100,7 +90,7 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
         for (const auto& queue : config.queues) {
             const QueueSql sql(queue);
             if (auto problem = check_table(*conn, config, queue); !problem.empty()) {
-                err << "queue " << queue.name << ": " << problem << "\n";
+                err << "queue " << queue.label() << ": " << problem << "\n";
                 ++problems;
                 continue;
             }
@@ -116,10 +106,10 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
             }
             const auto statements = {&sql.claim_plan(), &sql.claim_expired(), &sql.claim(),
                                      &sql.read_back()};
-            out << "queue " << queue.name << ": ok; claim statements:\n";
+            out << "queue " << queue.label() << ": ok; claim statements:\n";
             for (const auto* statement : statements) out << *statement << ";\n";
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
-                err << "queue " << queue.name << ": warning: " << warning << "\n";
+                err << "queue " << queue.label() << ": warning: " << warning << "\n";
                 ++warnings;
             }
         }
@@ -128,6 +118,23 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
             << "\n";
         ++problems;
     }
+}
+
+}  // namespace
+
+int command_check(const Config& config, bool strict, std::ostream& out, std::ostream& err) {
+    out << "config " << config.file << ": ok (" << config.queues.size() << " queue(s))\n";
+    int problems = 0, warnings = 0;
+    try {
+        redis::Connection::connect(config.redis).command({"PING"});
+        out << "redis " << config.redis.host << ":" << config.redis.port << ": ok\n";
+    } catch (const std::exception& e) {
+        err << "redis " << config.redis.host << ":" << config.redis.port << ": " << e.what()
+            << "\n";
+        ++problems;
+    }
+    for (const auto& server : configs_by_server(config))
+        check_server(server, out, err, problems, warnings);
     return problems > 0 || (strict && warnings > 0) ? 1 : 0;
 }
 

@@ -18,7 +18,7 @@ namespace rowpump {
 int command_dead(const Config& config, const std::string& queue_name, int limit, std::ostream& out,
                  std::ostream& err) {
     const auto* queue = find_queue_or_complain(config, queue_name, err);
-    if (queue == nullptr) return 1;
+    if (queue == nullptr || !unsharded_or_complain(*queue, err)) return 1;
     try {
         auto conn = connect_mysql(config.mysql);
         std::unique_ptr<sql::PreparedStatement> stmt(

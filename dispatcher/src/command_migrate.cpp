@@ -38,10 +38,8 @@ int apply_plans(sql::Connection& conn, const Config& config,
     return 0;
 }
 
-}  // namespace
-
-int command_migrate(const Config& config, const MigrateOptions& options, std::ostream& out,
-                    std::ostream& err) {
+int migrate_server(const Config& config, const MigrateOptions& options, std::ostream& out,
+                   std::ostream& err) {
     std::unique_ptr<sql::Connection> conn;
     try {
         conn = connect_mysql(config.mysql);
@@ -62,6 +60,24 @@ int command_migrate(const Config& config, const MigrateOptions& options, std::os
         err << "mysql: " << describe(e) << "\n";
         return 1;
     }
+}
+
+}  // namespace
+
+// One server at a time (a queue with shards has tables on several).
+int command_migrate(const Config& config, const MigrateOptions& options, std::ostream& out,
+                    std::ostream& err) {
+    const auto servers = configs_by_server(config);
+    for (const auto& server : servers) {
+        if (servers.size() > 1) {
+            out << "-- mysql " << server.mysql.host << ":" << server.mysql.port << "/"
+                << server.mysql.database << "\n";
+        }
+        if (const int status = migrate_server(server, options, out, err); status != 0) {
+            return status;
+        }
+    }
+    return 0;
 }
 
 }  // namespace rowpump

@@ -14,7 +14,7 @@ int command_retry(const Config& config, const std::string& queue_name,
                   const std::vector<std::string>& ids, bool all, const std::string& set_text,
                   std::ostream& out, std::ostream& err) {
     const auto* queue = find_queue_or_complain(config, queue_name, err);
-    if (queue == nullptr) return 1;
+    if (queue == nullptr || !unsharded_or_complain(*queue, err)) return 1;
     if (all == !ids.empty()) {
         err << "give either ids or --all\n";
         return 1;

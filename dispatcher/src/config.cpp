@@ -43,18 +43,6 @@ SqlFragment read_fragment_without_placeholders(const Reader& r, const Item& item
     return result;
 }
 
-MysqlConfig read_mysql(const Reader& r, const Item& item) {
-    Map map(r, item, {"host", "port", "user", "password", "database", "connect_timeout"});
-    MysqlConfig mysql;
-    if (auto v = map.get("host")) mysql.host = r.nonempty_string(*v);
-    if (auto v = map.get("port")) mysql.port = r.port(*v);
-    mysql.user = r.nonempty_string(map.require("user"));
-    if (auto v = map.get("password")) mysql.password = r.string(*v);
-    mysql.database = r.nonempty_string(map.require("database"));
-    if (auto v = map.get("connect_timeout")) mysql.connect_timeout = r.positive_duration(*v);
-    return mysql;
-}
-
 RedisAddress read_redis(const Reader& r, const Item& item) {
     Map map(r, item, {"host", "port", "user", "password", "connect_timeout"});
     RedisAddress redis;
@@ -120,7 +108,7 @@ void read_poll(const Reader& r, const Item& item, QueueConfig& queue) {
 const std::vector<std::string_view> kQueueKeys = {
     "table",   "id",         "due",     "order_by", "batch", "lease",         "max_backlog",
     "rate",    "on_success", "on_dead", "retry",    "poll",  "reap_interval", "leader_timeout",
-    "columns", "due_since"};
+    "columns", "due_since",  "shards"};
 
 // table, id, due, order_by, on_success, on_dead: what goes into SQL text.
 void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
@@ -178,7 +166,7 @@ void record_key_lines(const Map& map, QueueConfig& queue) {
     }
 }
 
-QueueConfig read_queue(const Reader& r, const Map::Entry& entry) {
+QueueConfig read_queue(const Reader& r, const Map::Entry& entry, const MysqlConfig& mysql) {
     if (!protocol::is_valid_name(entry.name)) {
         r.fail(entry.key, "invalid queue name '" + entry.name +
                               "' (1 to 64 characters from A-Z a-z 0-9 _ . -)");
@@ -189,15 +177,16 @@ QueueConfig read_queue(const Reader& r, const Map::Entry& entry) {
     read_queue_sql(r, map, queue);
     read_queue_pacing(r, map, queue);
     read_columns(r, map, queue);
+    if (auto v = map.get("shards")) queue.shards = read_shards(r, *v, mysql, queue.table);
     record_key_lines(map, queue);
     return queue;
 }
 
-std::vector<QueueConfig> read_queues(const Reader& r, const Item& item) {
+std::vector<QueueConfig> read_queues(const Reader& r, const Item& item, const MysqlConfig& mysql) {
     Map map(r, item, {}, "a map of queue names to queue settings");
     if (map.entries().empty()) r.fail(item, "must define at least one queue");
     std::vector<QueueConfig> queues;
-    for (const auto& entry : map.entries()) queues.push_back(read_queue(r, entry));
+    for (const auto& entry : map.entries()) queues.push_back(read_queue(r, entry, mysql));
     return queues;
 }
 
@@ -214,6 +203,20 @@ struct FileCloser {
 };
 
 }  // namespace
+
+MysqlConfig read_mysql(const Reader& r, const Item& item, const MysqlConfig* base) {
+    Map map(r, item, {"host", "port", "user", "password", "database", "connect_timeout"});
+    MysqlConfig mysql = base ? *base : MysqlConfig{};
+    if (auto v = map.get("host")) mysql.host = r.nonempty_string(*v);
+    if (auto v = map.get("port")) mysql.port = r.port(*v);
+    if (auto v = base ? map.get("user") : map.require("user")) mysql.user = r.nonempty_string(*v);
+    if (auto v = map.get("password")) mysql.password = r.string(*v);
+    if (auto v = base ? map.get("database") : map.require("database")) {
+        mysql.database = r.nonempty_string(*v);
+    }
+    if (auto v = map.get("connect_timeout")) mysql.connect_timeout = r.positive_duration(*v);
+    return mysql;
+}
 
 ConfigError::ConfigError(std::string file, int line, std::string key, std::string problem)
     : std::runtime_error(compose_message(file, line, key, problem)),
@@ -274,10 +277,49 @@ Config parse_config(const std::string& text, const std::string& file) {
                    "must be at least 1s, got " + format_duration(config.outage_summary_interval));
         }
     }
-    config.queues = read_queues(r, map.require("queues"));
+    config.queues = read_queues(r, map.require("queues"), config.mysql);
     if (auto v = map.get("http")) config.http = read_http(r, *v);
     if (auto v = map.get("due_count")) config.due_count = read_due_count(r, *v);
     return config;
+}
+
+std::string QueueConfig::label() const {
+    return shard ? name + " shard " + shards.at(*shard).name : name;
+}
+
+std::vector<QueueSource> queue_sources(const Config& config, const QueueConfig& queue) {
+    if (queue.shards.empty()) return {{config, queue}};
+    std::vector<QueueSource> sources;
+    for (std::size_t i = 0; i < queue.shards.size(); ++i) {
+        QueueSource source{config, queue};
+        source.config.mysql = queue.shards[i].mysql;
+        source.queue.table = queue.shards[i].table;
+        source.queue.shard = i;
+        sources.push_back(std::move(source));
+    }
+    return sources;
+}
+
+std::vector<Config> configs_by_server(const Config& config) {
+    auto same_server = [](const MysqlConfig& a, const MysqlConfig& b) {
+        return a.host == b.host && a.port == b.port && a.user == b.user &&
+               a.password == b.password && a.database == b.database;
+    };
+    std::vector<Config> parts;
+    for (const auto& queue : config.queues) {
+        for (auto& source : queue_sources(config, queue)) {
+            auto part = std::find_if(parts.begin(), parts.end(), [&](const Config& c) {
+                return same_server(c.mysql, source.config.mysql);
+            });
+            if (part == parts.end()) {
+                parts.push_back(std::move(source.config));
+                parts.back().queues.clear();
+                part = parts.end() - 1;
+            }
+            part->queues.push_back(std::move(source.queue));
+        }
+    }
+    return parts;
 }
 
 Config load_config(const std::string& path) {

@@ -1,15 +1,23 @@
 #pragma once
 
-// Sections of the config schema that live beside config.cpp: the HTTP endpoint and the due
-// count. config.cpp calls these; README.md ("Configuration") documents them.
+// Sections of the config schema that live beside config.cpp: the HTTP endpoint, the due
+// count and a queue's shards. config.cpp calls these; README.md ("Configuration") documents them.
 
 #include "rowpump/dispatcher/config.hpp"
 #include "yaml_reader.hpp"
 
 namespace rowpump {
 
+// A `mysql:` map. With `base`, every key is optional and overrides base's (a shard's server);
+// without, `user` and `database` are required.
+MysqlConfig read_mysql(const yaml::Reader& r, const yaml::Item& item,
+                       const MysqlConfig* base = nullptr);
 HttpConfig read_http(const yaml::Reader& r, const yaml::Item& item);
 DueCountConfig read_due_count(const yaml::Reader& r, const yaml::Item& item);
+// A queue's `shards:` list; `base` is the top-level mysql each shard's mysql keys override,
+// `table` the queue's table.
+std::vector<ShardConfig> read_shards(const yaml::Reader& r, const yaml::Item& item,
+                                     const MysqlConfig& base, const std::string& table);
 
 // "host:port", "[v6]:port" or a bare port (then on loopback); false if it is none of those.
 bool parse_listen(const std::string& text, std::string& host, int& port);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "http_routes.hpp"
+#include "queue_argument.hpp"
 #include "revive.hpp"
 #include "rowpump/common/queue_pause.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
@@ -127,6 +128,9 @@ void add_action_routes(httplib::Server& server, const HttpContext& context) {
                     const auto* queue = context.config.find_queue(req.matches[1].str());
                     if (queue == nullptr) return answer(res, 404, {{"error", "unknown queue"}});
                     const std::string action = req.matches[2].str();
+                    if (!queue->shards.empty() && (action == "retry" || action == "discard")) {
+                        return answer(res, 501, {{"error", kShardedRowsNotYet}});
+                    }
                     try {
                         const json body = req.body.empty() ? json::object() : json::parse(req.body);
                         if (!body.is_object()) throw BadRequest("the body must be a JSON object");

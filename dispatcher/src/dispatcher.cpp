@@ -7,9 +7,17 @@
 namespace rowpump {
 
 Dispatcher::Dispatcher(const Config& config) : config_(config) {
-    for (const auto& queue : config_.queues) {
-        metrics_.push_back(std::make_unique<QueueMetrics>(queue.name));
-        health_.push_back(std::make_unique<QueueHealth>(queue.name));
+    for (std::size_t i = 0; i < config_.queues.size(); ++i) {
+        auto sources = queue_sources(config_, config_.queues[i]);
+        metrics_.push_back(std::make_unique<QueueMetrics>(
+            config_.queues[i].name, static_cast<std::int64_t>(sources.size())));
+        balances_.push_back(sources.size() > 1
+                                ? std::make_unique<ShardBalance>(config_.queues[i].leader_timeout)
+                                : nullptr);
+        for (auto& source : sources) {
+            health_.push_back(std::make_unique<QueueHealth>(source.queue.label()));
+            loops_.push_back({std::make_unique<QueueSource>(std::move(source)), i});
+        }
     }
     observer_ = std::make_unique<Observer>(config_, metrics_);
     if (config_.http) http_ = std::make_unique<HttpEndpoint>(config_, metrics_, *observer_);
@@ -22,10 +30,11 @@ Dispatcher::~Dispatcher() {
 
 void Dispatcher::start() {
     if (http_) http_->start();  // first: a port that cannot be had stops the start
-    for (std::size_t i = 0; i < config_.queues.size(); ++i) {
+    for (std::size_t i = 0; i < loops_.size(); ++i) {
         threads_.emplace_back([this, i] {
-            QueueRunner(config_, config_.queues[i], stopping_, mutex_, wake_, *metrics_[i],
-                        *health_[i])
+            const auto queue = loops_[i].queue;
+            QueueRunner(*loops_[i].source, stopping_, mutex_, wake_, *metrics_[queue], *health_[i],
+                        balances_[queue].get())
                 .run();
         });
     }

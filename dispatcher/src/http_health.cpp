@@ -12,8 +12,8 @@ namespace {
 // What makes a queue not ready, or "" when it is ready: connected to both servers, and
 // either leading or standing by.
 std::string not_ready(const QueueMetrics& q) {
-    if (q.get(Gauge::mysql_connected) != 1) return "not connected to MySQL";
-    if (q.get(Gauge::redis_connected) != 1) return "not connected to Redis";
+    if (!q.connected(Gauge::mysql_connected)) return "not connected to MySQL";
+    if (!q.connected(Gauge::redis_connected)) return "not connected to Redis";
     return "";
 }
 

@@ -44,6 +44,13 @@ bool Leadership::renewal_due(TimePoint now) const {
     return !leading_ || now - renewed_at_ >= timeout_ / 2;
 }
 
+void Leadership::handed_over(const std::string& to) {
+    spdlog::info("queue {}: handed the leader lock over to {}, whose dispatcher leads fewer shards",
+                 queue_, to);
+    leading_ = false;
+    holder_ = to;
+}
+
 void Leadership::lost() {
     if (leading_) {
         spdlog::info("queue {}: lost the leader lock (a write it fences was refused); standing by",

@@ -33,7 +33,7 @@ void LeaseKeeper::keep(QueueStore& store, RedisQueue& redis) {
     if (renewed > 0) redis.add_stats({{protocol::kStatRenewed, renewed}});
     if (looked_at_ > looked_before) {
         spdlog::debug("queue {}: renewed {} of {} leases running out (tasks still held) in {} ms",
-                      queue_.name, renewed, looked_at_ - looked_before,
+                      queue_.label(), renewed, looked_at_ - looked_before,
                       std::chrono::duration_cast<Millis>(Clock::now() - started).count());
     }
 }

@@ -62,7 +62,9 @@ std::optional<std::string> redis_refusal(const RedisAddress& redis) {
 }  // namespace
 
 std::optional<std::string> refused_login(const Config& config) {
-    if (auto refusal = mysql_refusal(config.mysql)) return refusal;
+    for (const auto& server : configs_by_server(config)) {
+        if (auto refusal = mysql_refusal(server.mysql)) return refusal;
+    }
     return redis_refusal(config.redis);
 }
 

@@ -93,7 +93,8 @@ void gauges(Writer& w, const MetricsSet& queues) {
         {"rowpump_ready_length", Gauge::ready, "Ready messages waiting for a worker."},
         {"rowpump_in_flight", Gauge::in_flight, "Tasks held by workers."},
         {"rowpump_workers", Gauge::workers, "Workers listed for the queue."},
-        {"rowpump_leader", Gauge::leader, "1 while this process is the queue's leader."},
+        {"rowpump_leader", Gauge::leader,
+         "1 while this process is the queue's leader (with shards: how many it leads)."},
         {"rowpump_paused", Gauge::paused, "1 while the queue is paused."},
     };
     for (const auto& f : families) {
@@ -109,12 +110,13 @@ void gauges(Writer& w, const MetricsSet& queues) {
             w.sample("rowpump_oldest_due_age_seconds", queue_label(*q),
                      static_cast<double>(ms) / 1000.0);
     }
-    w.family("rowpump_connected", "gauge", "1 while the queue's loop is connected to the server.");
+    w.family("rowpump_connected", "gauge",
+             "1 while the queue's loop (with shards: each shard's) is connected to the server.");
     for (const auto& q : queues) {
         w.sample("rowpump_connected", queue_label(*q) + ",server=\"mysql\"",
-                 static_cast<double>(q->get(Gauge::mysql_connected)));
+                 q->connected(Gauge::mysql_connected) ? 1.0 : 0.0);
         w.sample("rowpump_connected", queue_label(*q) + ",server=\"redis\"",
-                 static_cast<double>(q->get(Gauge::redis_connected)));
+                 q->connected(Gauge::redis_connected) ? 1.0 : 0.0);
     }
 }
 

@@ -93,7 +93,7 @@ void Observer::round(bool slow, bool forced) {
         for (std::size_t i = 0; i < config_.queues.size(); ++i) {
             if (sampling_) sample(i, *redis_);
             if (slow) publish(i, *redis_);
-            if (slow && sampling_) read_dead(i, forced);
+            if (slow && sampling_ && config_.queues[i].shards.empty()) read_dead(i, forced);
         }
     } catch (const sql::SQLException& e) {
         mysql_.reset();
@@ -170,6 +170,7 @@ void Observer::publish(std::size_t i, redis::Connection& redis) {
         if (protocol::unix_ms() - d.at_ms > protocol::kDispatcherForgotten.count())
             redis.command({"HDEL", keys.dispatchers, d.id});
     }
+    if (!queue.shards.empty()) return;  // counted for queues without shards only, for now
     protocol::QueueGauges gauges;
     try {
         gauges = count_due(mysql(), queue, config_.due_count);

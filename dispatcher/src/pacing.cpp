@@ -36,8 +36,13 @@ void RateLimiter::record(TimePoint at, std::int64_t rows) {
 }
 
 std::int64_t dispatch_capacity(std::int64_t batch, std::int64_t max_backlog,
-                               std::int64_t ready_length, std::int64_t rate_available) {
-    return std::max<std::int64_t>(0, std::min({batch, max_backlog - ready_length, rate_available}));
+                               std::int64_t ready_length, std::int64_t rate_available,
+                               std::int64_t shares) {
+    auto share = [shares](std::int64_t room) {
+        return room <= 0 ? room : room / shares + (room % shares != 0 ? 1 : 0);
+    };
+    return std::max<std::int64_t>(
+        0, std::min({batch, share(max_backlog - ready_length), share(rate_available)}));
 }
 
 Millis retry_backoff(const RetryConfig& retry, int failed_attempts, double jitter) {

@@ -13,4 +13,10 @@ const QueueConfig* find_queue_or_complain(const Config& config, const std::strin
     return nullptr;
 }
 
+bool unsharded_or_complain(const QueueConfig& queue, std::ostream& err) {
+    if (queue.shards.empty()) return true;
+    err << "queue '" << queue.name << "': " << kShardedRowsNotYet << "\n";
+    return false;
+}
+
 }  // namespace rowpump

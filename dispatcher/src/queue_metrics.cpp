@@ -87,8 +87,9 @@ const char* error_kind_name(ErrorKind k) {
     return "";
 }
 
-QueueMetrics::QueueMetrics(std::string queue)
+QueueMetrics::QueueMetrics(std::string queue, std::int64_t loops)
     : queue_(std::move(queue)),
+      loops_(loops),
       claim_duration_(kDurationBounds),
       outcome_batch_duration_(kDurationBounds),
       progress_deadline_ns_(steady_ns(std::chrono::steady_clock::now() + Millis(60000))) {
@@ -101,6 +102,10 @@ void QueueMetrics::add(Counter c, std::int64_t n) noexcept {
 
 void QueueMetrics::set(Gauge g, std::int64_t value) noexcept {
     slot(gauges_, g).store(value, std::memory_order_relaxed);
+}
+
+void QueueMetrics::change(Gauge g, std::int64_t delta) noexcept {
+    slot(gauges_, g).fetch_add(delta, std::memory_order_relaxed);
 }
 
 void QueueMetrics::error(ErrorKind k) noexcept {

@@ -41,28 +41,34 @@ bool any_accepted(const std::vector<DoneEntry>& entries) {
 
 }  // namespace
 
-QueueRunner::QueueRunner(const Config& config, const QueueConfig& queue,
-                         const std::atomic<bool>& stopping, std::mutex& mutex,
-                         std::condition_variable& wake, QueueMetrics& metrics, QueueHealth& health)
-    : config_(config),
-      queue_(queue),
+QueueRunner::QueueRunner(const QueueSource& source, const std::atomic<bool>& stopping,
+                         std::mutex& mutex, std::condition_variable& wake, QueueMetrics& metrics,
+                         QueueHealth& health, ShardBalance* balance)
+    : config_(source.config),
+      queue_(source.queue),
+      label_(source.queue.label()),
+      shares_(std::max<std::int64_t>(1, static_cast<std::int64_t>(source.queue.shards.size()))),
       stopping_(stopping),
       mutex_(mutex),
       wake_(wake),
       metrics_(metrics),
       health_(health),
-      leadership_(queue.name, queue.leader_timeout),
-      limiter_(queue.rate),
-      idle_(queue.poll_min, queue.poll_max),
+      leading_(metrics, Gauge::leader),
+      mysql_connected_(metrics, Gauge::mysql_connected),
+      redis_connected_(metrics, Gauge::redis_connected),
+      leadership_(label_, queue_.leader_timeout),
+      limiter_(queue_.rate),
+      idle_(queue_.poll_min, queue_.poll_max),
       reconnect_(Millis(100), Millis(5000)),
-      outage_("queue " + queue.name, config.outage_summary_interval),
-      lease_keeper_(queue) {}
+      outage_("queue " + label_, config_.outage_summary_interval),
+      lease_keeper_(queue_),
+      balance_(balance) {}
 
 void QueueRunner::run() {
     MysqlThread mysql_thread;
     NudgeListener listener(config_.redis, protocol::keys_for(queue_.name).nudge,
                            [this] { nudged(); });
-    spdlog::info("queue {}: started (table {}, batch {}, lease {}, max_backlog {})", queue_.name,
+    spdlog::info("queue {}: started (table {}, batch {}, lease {}, max_backlog {})", label_,
                  queue_.table, queue_.batch, format_duration(queue_.lease), queue_.max_backlog);
     while (!stopping_) {
         Millis pause{0};
@@ -82,18 +88,18 @@ void QueueRunner::run() {
             if (!is_lock_conflict(e)) {
                 store_.reset();  // reopened by connect()
                 outcome_store_.reset();
-                metrics_.set(Gauge::mysql_connected, 0);
-                metrics_.set(Gauge::leader, 0);
+                mysql_connected_.set(false);
+                leading_.set(false);
             }
             pause = failed(describe(e), is_connection_error(e) || is_lock_conflict(e));
         } catch (const redis::IoError& e) {
             metrics_.error(ErrorKind::redis_connection);
-            metrics_.set(Gauge::redis_connected, 0);
+            redis_connected_.set(false);
             redis_.reset();
             pause = failed(std::string("Redis: ") + e.what(), true);
         } catch (const std::exception& e) {  // redis::ReplyError, or a reply that made no sense
             metrics_.error(ErrorKind::redis);
-            metrics_.set(Gauge::redis_connected, 0);
+            redis_connected_.set(false);
             redis_.reset();
             pause = failed(std::string("Redis: ") + e.what(), false);
         }
@@ -102,7 +108,7 @@ void QueueRunner::run() {
         sleep_for(pause);
     }
     resign();
-    spdlog::info("queue {}: stopped", queue_.name);
+    spdlog::info("queue {}: stopped", label_);
 }
 
 // Logs a failure of the cycle (see OutageLog); returns how long to wait before trying again.
@@ -116,15 +122,18 @@ Millis QueueRunner::failed(const std::string& what, bool transient) {
 bool QueueRunner::connect() {
     if (!store_) store_ = QueueStore::open(config_, queue_);
     if (!outcome_store_) outcome_store_ = QueueStore::open(config_, queue_);
-    metrics_.set(Gauge::mysql_connected, 1);
+    mysql_connected_.set(true);
     if (!redis_) {
         redis_.emplace(RedisQueue::open(config_.redis, queue_, leadership_.id()));
         redis_->announce();
     }
-    metrics_.set(Gauge::redis_connected, 1);
+    redis_connected_.set(true);
     // A busy leader's pushes renew the lock; the lead script runs when none did lately.
-    if (leadership_.renewal_due()) leadership_.update(redis_->lead());
-    metrics_.set(Gauge::leader, leadership_.leading() ? 1 : 0);
+    const bool handed_over = Clock::now() < handed_over_until_;
+    if (leadership_.renewal_due() && !handed_over) leadership_.update(redis_->lead());
+    if (balance_ && leadership_.leading()) balance_shards();
+    if (balance_ && !leadership_.leading() && !handed_over) redis_->offer_standby();
+    leading_.set(leadership_.leading());
     return leadership_.leading();
 }
 
@@ -137,8 +146,22 @@ void QueueRunner::resign() {
         spdlog::warn(
             "queue {}: could not give up the leader lock ({}); a stand-by takes over "
             "when it expires",
-            queue_.name, e.what());
+            label_, e.what());
     }
+}
+
+void QueueRunner::balance_shards() {
+    const auto now = Clock::now();
+    if (now < next_balance_) return;
+    next_balance_ = now + queue_.leader_timeout;
+    const auto view = redis_->shard_leaders();
+    if (!should_hand_over(view.leaders, leadership_.id(), view.standby) ||
+        !balance_->try_hand_over(now)) {
+        return;
+    }
+    redis_->resign();
+    leadership_.handed_over(view.standby);
+    handed_over_until_ = now + balance_->pause();
 }
 
 Millis QueueRunner::cycle() {
@@ -178,7 +201,8 @@ Millis QueueRunner::cycle() {
         const auto ready = redis_->ready_length();
         metrics_.set(Gauge::ready, ready);
         capacity =
-            paused ? 0 : dispatch_capacity(queue_.batch, queue_.max_backlog, ready, rate_left);
+            paused ? 0
+                   : dispatch_capacity(queue_.batch, queue_.max_backlog, ready, rate_left, shares_);
         if (capacity > 0) lease_keeper_.keep(*store_, *redis_);
         claimed = capacity > 0 ? dispatch(now, capacity) : 0;
     } catch (...) {
@@ -222,12 +246,12 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
         limiter_.record(Clock::now(), rows);
         try {
             const auto released = store_->release(claim);
-            spdlog::warn("queue {}: push failed; released {} claims", queue_.name, released);
+            spdlog::warn("queue {}: push failed; released {} claims", label_, released);
         } catch (const sql::SQLException& e) {
             spdlog::warn(
                 "queue {}: push failed and releasing the claims failed too ({}); {} rows wait "
                 "for their lease",
-                queue_.name, describe(e), rows);
+                label_, describe(e), rows);
             store_.reset();
         }
         throw;
@@ -238,13 +262,13 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
         // was pushed, and the claims go back at once.
         const auto released = store_->release(claim);
         spdlog::info("queue {}: the push was refused by the leader lock; released {} claims",
-                     queue_.name, released);
+                     label_, released);
         throw LeadershipLost("push refused");
     }
     if (!window.pushed) {
         // Another dispatcher pushed since the window was read: these rows wait for the next.
-        spdlog::debug("queue {}: the push window is full; released {} claims", queue_.name,
-                      store_->release(claim));
+        spdlog::debug("queue {}: the push window or the ready list is full; released {} claims",
+                      label_, store_->release(claim));
         return 0;
     }
     // The push has completed: the next dispatch cannot reach Redis sooner than the rate allows.
@@ -253,8 +277,8 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     metrics_.add(Counter::dispatched, rows);
     leadership_.renewed();
     health_.add_dispatched(rows);
-    spdlog::debug("queue {}: dispatched {} rows (capacity {}) in {} ms", queue_.name, rows,
-                  capacity, std::chrono::duration_cast<Millis>(Clock::now() - now).count());
+    spdlog::debug("queue {}: dispatched {} rows (capacity {}) in {} ms", label_, rows, capacity,
+                  std::chrono::duration_cast<Millis>(Clock::now() - now).count());
     return rows;
 }
 
@@ -272,22 +296,22 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
     const auto [refused, first] = refusals(done);
     metrics_.applied(counts, static_cast<std::int64_t>(refused), 0);
     if (refused > 0) {
-        spdlog::warn("queue {}: moved {} refused done messages to {}; first: {}", queue_.name,
-                     refused, redis_->keys().bad, first);
+        spdlog::warn("queue {}: moved {} refused done messages to {}; first: {}", label_, refused,
+                     redis_->keys().bad, first);
     }
     if (counts.again > 0) {
         spdlog::info(
             "queue {}: {} outcomes had been applied already (a dispatcher stopped before "
             "acknowledging them); counted once",
-            queue_.name, counts.again);
+            label_, counts.again);
     }
     if (counts.stale > 0) {
         spdlog::info(
             "queue {}: ignored {} stale outcomes (their claim had expired or was taken back)",
-            queue_.name, counts.stale);
+            label_, counts.stale);
     }
     if (counts.dead > 0)
-        spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", queue_.name, counts.dead);
+        spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", label_, counts.dead);
     return static_cast<std::int64_t>(done.size());
 }
 
@@ -319,6 +343,14 @@ AppliedCounts QueueRunner::apply_isolating(QueueStore& store, std::vector<DoneEn
 void QueueRunner::reap() {
     next_reap_ = Clock::now() + queue_.reap_interval;
     for (auto& worker : redis_->reap_dead_workers()) {
+        if (worker.reported > 0) {  // with shards: reported as retries, applied by each shard
+            metrics_.add(Counter::reaped, static_cast<std::int64_t>(worker.reported));
+            spdlog::warn(
+                "queue {}: worker {} stopped sending heartbeats; took back {} tasks and reported "
+                "them as retries",
+                label_, log_text(worker.worker_id), worker.reported);
+            continue;
+        }
         for (auto& task : worker.tasks) {
             DoneEntry entry;
             entry.message = task.message;
@@ -329,9 +361,8 @@ void QueueRunner::reap() {
             entry.done->delay = Millis(0);
             reaped_.push_back(std::move(entry));
         }
-        spdlog::warn("queue {}: worker {} stopped sending heartbeats; took back {} tasks",
-                     queue_.name, log_text(worker.worker_id),
-                     worker.tasks.size() + worker.malformed);
+        spdlog::warn("queue {}: worker {} stopped sending heartbeats; took back {} tasks", label_,
+                     log_text(worker.worker_id), worker.tasks.size() + worker.malformed);
     }
     apply_reaped();
 }
@@ -349,8 +380,8 @@ void QueueRunner::apply_reaped() {
     metrics_.applied(counts, static_cast<std::int64_t>(refused),
                      static_cast<std::int64_t>(reaped_.size()));
     if (refused > 0) {
-        spdlog::warn("queue {}: moved {} tasks taken back from workers to {}; first: {}",
-                     queue_.name, refused, redis_->keys().bad, first);
+        spdlog::warn("queue {}: moved {} tasks taken back from workers to {}; first: {}", label_,
+                     refused, redis_->keys().bad, first);
     }
     reaped_.clear();
 }

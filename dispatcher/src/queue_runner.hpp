@@ -17,6 +17,7 @@
 #include "rowpump/dispatcher/queue_metrics.hpp"
 #include "rowpump/dispatcher/queue_store.hpp"
 #include "rowpump/dispatcher/redis_queue.hpp"
+#include "rowpump/dispatcher/shard_balance.hpp"
 
 namespace rowpump {
 
@@ -30,14 +31,18 @@ namespace rowpump {
 // batch is acknowledged after its commit.
 class QueueRunner {
 public:
-    QueueRunner(const Config& config, const QueueConfig& queue, const std::atomic<bool>& stopping,
-                std::mutex& mutex, std::condition_variable& wake, QueueMetrics& metrics,
-                QueueHealth& health);
+    // `source`: the queue, or one shard of it (queue_sources); outlives the runner.
+    // `balance`: shared by the loops of the queue's shards in this process; null without shards.
+    QueueRunner(const QueueSource& source, const std::atomic<bool>& stopping, std::mutex& mutex,
+                std::condition_variable& wake, QueueMetrics& metrics, QueueHealth& health,
+                ShardBalance* balance);
     void run();
 
 private:
     bool connect();  // false while not connected or not the leader; renews the leader lock
     void resign();
+    // With shards, as leader: hands the shard to a stand-by whose process leads fewer.
+    void balance_shards();
     Millis failed(const std::string& what, bool transient);
     Millis cycle();  // one round; returns how long to sleep
     std::int64_t dispatch(TimePoint now, std::int64_t capacity);
@@ -58,11 +63,16 @@ private:
 
     const Config& config_;
     const QueueConfig& queue_;
+    const std::string label_;    // the queue's name, with its shard's: for log lines
+    const std::int64_t shares_;  // loops pushing to the queue's ready list: its shards, or 1
     const std::atomic<bool>& stopping_;
     std::mutex& mutex_;
     std::condition_variable& wake_;
     QueueMetrics& metrics_;  // what /metrics, /healthz and the dashboard see of this loop
     QueueHealth& health_;    // what systemd's STATUS= and watchdog see of this loop
+    GaugePart leading_;      // this loop's part of the queue's gauges
+    GaugePart mysql_connected_;
+    GaugePart redis_connected_;
 
     std::unique_ptr<QueueStore> store_;          // claims
     std::unique_ptr<QueueStore> outcome_store_;  // outcomes of the done list
@@ -78,6 +88,9 @@ private:
     LeaseKeeper lease_keeper_;       // runs before every claim
     bool nudged_ = false;            // under mutex_: a nudge came since the last sleep
     bool nudge_wakes_ = false;       // the last cycle left room to claim: a nudge may end the sleep
+    ShardBalance* balance_;
+    TimePoint next_balance_{};
+    TimePoint handed_over_until_{};  // leaves the lock to the stand-by it was handed to
 };
 
 }  // namespace rowpump

@@ -27,7 +27,7 @@ QueueStatus QueueStatusReader::read(const QueueConfig& queue) {
             s.standby.push_back(d.id);
     }
     s.gauges = protocol::parse_gauges(redis_.command({"HGETALL", keys.gauges}).strings());
-    if (!s.gauges) {
+    if (!s.gauges && queue.shards.empty()) {  // with shards nobody counts, for now
         s.counted_here = true;
         s.gauges = own_count(queue);
     }

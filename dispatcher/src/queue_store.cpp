@@ -90,8 +90,16 @@ QueueStore::Plan QueueStore::plan() {
 Claim QueueStore::claim(std::int64_t limit) {
     // Both statements share a batch prefix and differ in its last hex digit, so one range
     // read-back finds both, and the digit tells swept rows from expired ones.
+    // A shard's batches start with its position (messages.hpp, token_shard).
     char batch[24];
-    std::snprintf(batch, sizeof batch, "%015llX", static_cast<unsigned long long>(random_() >> 4));
+    if (queue_.shard) {
+        std::snprintf(batch, sizeof batch, "%s%013llX",
+                      protocol::shard_batch_prefix(*queue_.shard).c_str(),
+                      static_cast<unsigned long long>(random_() >> 12));
+    } else {
+        std::snprintf(batch, sizeof batch, "%015llX",
+                      static_cast<unsigned long long>(random_() >> 4));
+    }
     const std::string expired_prefix = std::string(batch) + "0-",
                       sweep_prefix = std::string(batch) + "1-";
     const Plan plan = this->plan();
@@ -142,7 +150,7 @@ void QueueStore::look_for_locked_rows() {
             "queue {}: row {} has been locked by another transaction for {} or more; claims pass "
             "over "
             "it until it is released",
-            queue_.name, id, format_duration(locked_rows_.check_every()));
+            queue_.label(), id, format_duration(locked_rows_.check_every()));
     }
 }
 

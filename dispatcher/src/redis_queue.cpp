@@ -4,6 +4,7 @@
 
 #include "rowpump/common/leader_scripts.hpp"
 #include "rowpump/common/push_scripts.hpp"
+#include "rowpump/common/shard_scripts.hpp"
 
 namespace rowpump {
 
@@ -35,29 +36,55 @@ void apply_as_failed_attempt(DoneEntry& entry, std::string problem) {
     entry.problem = std::move(problem);
 }
 
+// " retry reason=... delay=0ms": what a dead worker's task is reported as (due again at once).
+std::string reaped_suffix(const std::string& worker_id) {
+    protocol::Done done;
+    done.verb = Verb::retry;
+    done.reason = "worker " + worker_id + " stopped sending heartbeats";
+    done.delay = Millis(0);
+    done.task.message = "-";
+    return protocol::format_done(done).substr(1);
+}
+
 }  // namespace
 
 RedisQueue::RedisQueue(redis::Connection conn, const QueueConfig& queue, std::string leader_id)
     : conn_(std::move(conn)),
       queue_(queue),
       keys_(protocol::keys_for(queue.name)),
-      leader_id_(std::move(leader_id)) {}
+      leader_id_(std::move(leader_id)) {
+    if (!queue.shard) return;
+    // A shard's runner leads, reads and acknowledges its own lists; workers still report to
+    // the queue's done list, from where route_done() takes each report to its shard.
+    queue_done_ = keys_.done;
+    for (const auto& shard : queue.shards) {
+        shard_done_.push_back(keys_.shard_done(shard.name));
+        shard_leader_.push_back(keys_.shard_leader(shard.name));
+    }
+    const auto& name = queue.shards.at(*queue.shard).name;
+    standby_ = keys_.shard_standby(name);
+    keys_.leader = keys_.shard_leader(name);
+    keys_.done = keys_.shard_done(name);
+}
 
 RedisQueue RedisQueue::open(const RedisAddress& address, const QueueConfig& queue,
                             std::string leader_id) {
     RedisQueue rq(redis::Connection::connect(address), queue, std::move(leader_id));
     for (const char* script :
          {protocol::kReapScript, protocol::kPushScript, protocol::kLeadScript,
-          protocol::kResignScript, protocol::kAckDoneScript, protocol::kHeldScript}) {
+          protocol::kResignScript, protocol::kAckDoneScript, protocol::kHeldScript,
+          protocol::kRouteDoneScript, protocol::kReapToDoneScript}) {
         rq.conn_.append({"SCRIPT", "LOAD", script});
     }
-    auto shas = rq.conn_.read_replies(6);
+    auto shas = rq.conn_.read_replies(8);
     rq.reap_sha_ = shas[0].string();
     rq.push_sha_ = shas[1].string();
     rq.lead_sha_ = shas[2].string();
     rq.resign_sha_ = shas[3].string();
     rq.ack_sha_ = shas[4].string();
     rq.held_sha_ = shas[5].string();
+    rq.route_sha_ = shas[6].string();
+    rq.reap_to_done_sha_ = shas[7].string();
     return rq;
 }
 
@@ -96,18 +123,12 @@ void RedisQueue::append_stats(const StatsDelta& stats, std::size_t& replies) {
 
 PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
     const auto rate = queue_.rate.value_or(Rate{});
-    std::vector<std::string> args{"EVALSHA",
-                                  push_sha_,
-                                  "4",
-                                  keys_.ready,
-                                  keys_.window,
-                                  keys_.stats,
-                                  keys_.leader,
-                                  std::to_string(rate.count),
-                                  std::to_string(rate.per.count() * 1000),
-                                  protocol::kStatDispatched,
-                                  leader_id_,
-                                  std::to_string(queue_.leader_timeout.count())};
+    std::vector<std::string> args{
+        "EVALSHA", push_sha_, "4", keys_.ready, keys_.window, keys_.stats, keys_.leader,
+        std::to_string(rate.count), std::to_string(rate.per.count() * 1000),
+        protocol::kStatDispatched, leader_id_, std::to_string(queue_.leader_timeout.count()),
+        // One leader per shard, one ready list: checked in Redis.
+        queue_.shard ? std::to_string(queue_.max_backlog) : "0"};
     args.reserve(args.size() + rows.size());
     for (const auto& row : rows) args.push_back(protocol::format_ready(row.id, row.token));
     const auto reply = conn_.command(args).strings();
@@ -117,12 +138,22 @@ PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
 }
 
 RedisQueue::Inbox RedisQueue::take_done(std::int64_t max) {
+    if (queue_.shard) {
+        std::vector<std::string> route{"EVALSHA", route_sha_,
+                                       std::to_string(1 + shard_done_.size()), queue_done_};
+        route.insert(route.end(), shard_done_.begin(), shard_done_.end());
+        // All shards' reports: each leader routes what it finds, so a shard whose server is
+        // down never holds up the others' reports.
+        route.push_back(std::to_string(max * static_cast<std::int64_t>(shard_done_.size())));
+        conn_.append(route);
+    }
     conn_.append({"EXISTS", keys_.paused});
     conn_.append({"LRANGE", keys_.done, "0", std::to_string(max - 1)});
-    auto replies = conn_.read_replies(2);
+    auto replies = conn_.read_replies(queue_.shard ? 3 : 2);
+    const std::size_t first = queue_.shard ? 1 : 0;
     Inbox inbox;
-    inbox.paused = replies[0].integer() == 1;
-    auto messages = replies[1].strings();
+    inbox.paused = replies[first].integer() == 1;
+    auto messages = replies[first + 1].strings();
     const auto declared =
         queue_.on_success ? queue_.on_success->placeholders : std::vector<std::string>{};
     std::vector<DoneEntry> entries(messages.size());
@@ -170,9 +201,28 @@ void RedisQueue::add_stats(const StatsDelta& stats) {
     conn_.read_replies(replies);
 }
 
+void RedisQueue::offer_standby() {
+    conn_.command(
+        {"SET", standby_, leader_id_, "PX", std::to_string(queue_.leader_timeout.count())});
+}
+
+RedisQueue::ShardLeaders RedisQueue::shard_leaders() {
+    for (const auto& key : shard_leader_) conn_.append({"GET", key});
+    conn_.append({"GET", standby_});
+    ShardLeaders out;
+    for (auto& reply : conn_.read_replies(shard_leader_.size() + 1)) {
+        out.leaders.push_back(reply.optional_string().value_or(""));
+    }
+    out.standby = std::move(out.leaders.back());
+    out.leaders.pop_back();
+    return out;
+}
+
 std::vector<std::string> RedisQueue::held(const std::vector<std::string>& messages) {
-    std::vector<std::string> args{"EVALSHA",     held_sha_,           "3", keys_.ready, keys_.done,
-                                  keys_.workers, keys_.processing("")};
+    std::vector<std::string> args{"EVALSHA",   held_sha_,  queue_.shard ? "4" : "3",
+                                  keys_.ready, keys_.done, keys_.workers};
+    if (queue_.shard) args.push_back(queue_done_);  // reports not routed yet
+    args.push_back(keys_.processing(""));
     args.insert(args.end(), messages.begin(), messages.end());
     return conn_.command(args).strings();
 }
@@ -198,12 +248,22 @@ void RedisQueue::append_aside(const std::vector<std::string>& bad, StatsDelta st
 std::vector<ReapedWorker> RedisQueue::reap_dead_workers() {
     std::vector<ReapedWorker> reaped;
     for (const auto& worker : conn_.command({"SMEMBERS", keys_.workers}).strings()) {
+        if (queue_.shard) {
+            const auto reported =
+                conn_
+                    .command({"EVALSHA", reap_to_done_sha_, "5", keys_.heartbeat(worker),
+                              keys_.processing(worker), keys_.workers, queue_done_, keys_.stats,
+                              worker, reaped_suffix(worker), protocol::kStatReaped})
+                    .integer();
+            if (reported > 0) reaped.push_back({worker, {}, 0, static_cast<std::size_t>(reported)});
+            continue;
+        }
         auto taken = conn_
                          .command({"EVALSHA", reap_sha_, "3", keys_.heartbeat(worker),
                                    keys_.processing(worker), keys_.workers, worker})
                          .strings();
         if (taken.empty()) continue;
-        ReapedWorker r{worker, {}, 0};
+        ReapedWorker r{worker, {}, 0, 0};
         std::vector<std::string> malformed;
         for (auto& message : taken) {
             std::string error;

@@ -81,15 +81,19 @@ std::vector<std::string> prepare_queue_statements(sql::Connection& conn, const C
 
 std::vector<std::string> prepare_all_statements(const Config& config, std::string& unreachable) {
     std::vector<std::string> problems;
-    try {
-        auto conn = connect_mysql(config.mysql);
-        for (const auto& queue : config.queues) {
-            for (auto& problem : prepare_queue_statements(*conn, config, queue)) {
-                problems.push_back(std::move(problem));
+    for (const auto& server : configs_by_server(config)) {
+        try {
+            auto conn = connect_mysql(server.mysql);
+            for (const auto& queue : server.queues) {
+                for (auto& problem : prepare_queue_statements(*conn, server, queue)) {
+                    problems.push_back(std::move(problem));
+                }
             }
+        } catch (const sql::SQLException& e) {
+            if (!unreachable.empty()) unreachable += "; ";
+            unreachable +=
+                server.mysql.host + ":" + std::to_string(server.mysql.port) + ": " + describe(e);
         }
-    } catch (const sql::SQLException& e) {
-        unreachable = describe(e);
     }
     return problems;
 }

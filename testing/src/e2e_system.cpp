@@ -116,9 +116,13 @@ std::vector<HandledTask> read_task_log(const std::string& path) {
 
 TestWorkerProcess::TestWorkerProcess(const std::string& exe, const E2eSystem& system,
                                      TestWorkerSpec spec)
+    : TestWorkerProcess(exe, system.bed.redis.port(), system.bed.dir, std::move(spec)) {}
+
+TestWorkerProcess::TestWorkerProcess(const std::string& exe, int redis_port, const TempDir& dir,
+                                     TestWorkerSpec spec)
     : spec_(std::move(spec)),
-      task_log_(system.bed.dir.file(spec_.worker_id + ".tasks")),
-      output_(system.bed.dir.file(spec_.worker_id + ".out")) {
+      task_log_(dir.file(spec_.worker_id + ".tasks")),
+      output_(dir.file(spec_.worker_id + ".out")) {
     if (spec_.worker_id.empty()) {
         throw std::invalid_argument("TestWorkerProcess: worker_id is required");
     }
@@ -128,7 +132,7 @@ TestWorkerProcess::TestWorkerProcess(const std::string& exe, const E2eSystem& sy
         argv.push_back(value);
     };
     flag("--redis-host", "127.0.0.1");
-    flag("--redis-port", std::to_string(system.bed.redis.port()));
+    flag("--redis-port", std::to_string(redis_port));
     flag("--queue", spec_.queue);
     flag("--worker-id", spec_.worker_id);
     flag("--threads", std::to_string(spec_.threads));

@@ -201,7 +201,7 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
     CHECK_CONFIG_ERROR(with_queue_lines("    bacth: 5\n"), 7, "queues.q.bacth",
                        "unknown key (expected one of: table, id, due, order_by, batch, lease, "
                        "max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "
-                       "leader_timeout, columns, due_since)");
+                       "leader_timeout, columns, due_since, shards)");
     CHECK_CONFIG_ERROR(with_queue_lines("    retry:\n      base: 1s\n      kap: 5m\n"), 9,
                        "queues.q.retry.kap",
                        "unknown key (expected one of: base, cap, max_attempts, max_delay)");
@@ -689,6 +689,12 @@ TEST_CASE("the example configs load", "[config]") {
     REQUIRE(check.on_success);
     CHECK(check.on_success->text == "status = :status, updated_time = NOW(3)");
     CHECK(check.on_success->placeholders == std::vector<std::string>{"status"});
+
+    auto sharded = load_config((dir / "sharded.yaml").string());
+    REQUIRE(sharded.queues.size() == 1);
+    REQUIRE(sharded.queues[0].shards.size() == 3);
+    CHECK(sharded.queues[0].shards[2].mysql.database == "app_ap");
+    CHECK(sharded.queues[0].shards[2].mysql.password == "example-password");
 
     auto one_shot = load_config((dir / "one-shot.yaml").string());
     REQUIRE(one_shot.queues.size() == 1);

@@ -59,6 +59,19 @@ TEST_CASE("capacity is the least of batch, free backlog and rate", "[pacing]") {
     CHECK(dispatch_capacity(1000, 20000, 0, 0) == 0);
 }
 
+TEST_CASE("with shards, each takes its share of the free backlog and the rate", "[pacing]") {
+    using rowpump::dispatch_capacity;
+    constexpr auto kNoRate = std::numeric_limits<std::int64_t>::max();
+    CHECK(dispatch_capacity(1000, 20000, 0, kNoRate, 3) == 1000);
+    CHECK(dispatch_capacity(1000, 20000, 19000, kNoRate, 3) == 334);  // rounded up
+    CHECK(dispatch_capacity(1000, 20000, 19999, kNoRate, 3) == 1);    // never 0 while room
+    CHECK(dispatch_capacity(1000, 20000, 20000, kNoRate, 3) == 0);
+    CHECK(dispatch_capacity(1000, 20000, 25000, kNoRate, 3) == 0);
+    CHECK(dispatch_capacity(1000, 20000, 0, 10, 3) == 4);
+    CHECK(dispatch_capacity(1000, 20000, 0, 1, 3) == 1);
+    CHECK(dispatch_capacity(1000, 20000, 0, 0, 3) == 0);
+}
+
 TEST_CASE("idle backoff doubles up to its cap and resets", "[pacing]") {
     rowpump::Backoff backoff(Millis(50), Millis(300));
     CHECK(backoff.next() == Millis(50));

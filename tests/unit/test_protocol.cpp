@@ -47,6 +47,20 @@ TEST_CASE("keys carry the queue name as a hash tag", "[protocol]") {
     CHECK(keys.stats == "rowpump:{user_block_check}:stats");
     CHECK(keys.processing("w-1") == "rowpump:{user_block_check}:processing:w-1");
     CHECK(keys.heartbeat("w-1") == "rowpump:{user_block_check}:heartbeat:w-1");
+    CHECK(keys.shard_leader("eu") == "rowpump:{user_block_check}:leader:eu");
+    CHECK(keys.shard_done("eu") == "rowpump:{user_block_check}:done:eu");
+}
+
+TEST_CASE("a shard's tokens start with its position and keep their shape", "[protocol]") {
+    CHECK(shard_batch_prefix(0) == "00");
+    CHECK(shard_batch_prefix(10) == "0A");
+    CHECK(shard_batch_prefix(255) == "FF");
+    for (std::size_t shard : {0u, 1u, 17u, 255u}) {
+        const auto token = shard_batch_prefix(shard) + "0123456789ABC1-3-2A";
+        CHECK(is_valid_token(token));
+        CHECK(token_shard(token) == shard);
+        CHECK(token_attempt(token) == 3);
+    }
 }
 
 TEST_CASE("queue names and worker ids", "[protocol]") {

@@ -26,6 +26,13 @@ struct Keys {
 
     std::string processing(std::string_view worker_id) const;  // list: a worker's tasks in hand
     std::string heartbeat(std::string_view worker_id) const;   // string with a TTL
+    // A queue with shards (its rows on several MySQL servers) has one leader lock and one done
+    // list per shard; the done list above is where workers report, and shard_scripts.hpp routes
+    // each report from there to its shard's list.
+    std::string shard_leader(std::string_view shard) const;  // string with a TTL
+    std::string shard_done(std::string_view shard) const;    // list
+    // A stand-by's id offered for the shard (shard_balance.hpp); string with a TTL.
+    std::string shard_standby(std::string_view shard) const;
 
     std::string prefix;  // "rowpump:{<queue>}:"
 };

@@ -29,6 +29,12 @@ std::optional<std::string> percent_decode(std::string_view encoded);
 constexpr std::size_t kBatchPrefixLength = 17;  // 16 hex digits and the dash
 bool is_valid_token(std::string_view token);
 int token_attempt(std::string_view token);  // precondition: is_valid_token(token)
+// A queue with shards starts every batch with the shard's position in its list, as two hex
+// digits: the token keeps its shape (workers see no difference), and an outcome finds its way
+// back to the server its row lives on.
+constexpr std::size_t kMaxShards = 256;
+std::string shard_batch_prefix(std::size_t shard);  // precondition: shard < kMaxShards
+std::size_t token_shard(std::string_view token);    // precondition: is_valid_token(token)
 
 // Ready message: "<id>:<token>", the id percent-encoded. parse_ready keeps the message in
 // Task::message; ready_message gives it back, formatting it for a task built by hand.

@@ -74,6 +74,15 @@ struct RetryConfig {
     Millis max_delay{300000};
 };
 
+// One MySQL source of a queue with shards: a server, database and table with the queue's
+// columns. Keys it does not set are those of the top-level `mysql`; its position in the list
+// goes into claim tokens (messages.hpp, token_shard), so new shards go at the end.
+struct ShardConfig {
+    std::string name;   // names its leader lock and done list in Redis, and its log lines
+    MysqlConfig mysql;  // complete: the top-level mysql with the shard's own keys over it
+    std::string table;  // the queue's table unless the shard names another
+};
+
 struct QueueConfig {
     std::string name;  // key under `queues:`; also names the Redis keys
     std::string table;
@@ -96,6 +105,13 @@ struct QueueConfig {
     // When a row became due, as an SQL expression ("updated_time + INTERVAL 10 SECOND"):
     // gives the oldest due row's age (the queue's latency). Optional.
     std::optional<SqlFragment> due_since;
+    // Sources of the queue's rows; empty: the queue's table on the top-level `mysql`.
+    std::vector<ShardConfig> shards;
+    // In the per-shard copies that queue_sources() makes: which shard the copy stands for.
+    std::optional<std::size_t> shard;
+
+    // "users", or "users shard eu" in a shard's copy: how log lines and commands name it.
+    std::string label() const;
     // The line each key of this queue was given on, by its name under the queue ("due",
     // "on_success", "columns.token"), for problems found after loading (by `rowpump check`).
     std::map<std::string, int> key_lines;
@@ -133,6 +149,19 @@ struct Config {
     // when the key was not given.
     std::string where(const QueueConfig& queue, const std::string& key) const;
 };
+
+// Where one queue's rows live, as a config of its own: with shards, one per shard, each with
+// the shard's mysql and table (and `queue.shard` set); without, the queue as configured.
+// Everything that talks to a queue's table goes through these.
+struct QueueSource {
+    Config config;      // `mysql` is the source's server
+    QueueConfig queue;  // `table` is the source's table
+};
+std::vector<QueueSource> queue_sources(const Config& config, const QueueConfig& queue);
+// The config split by MySQL server, for commands that work through one connection at a time
+// (check, migrate, the statement and login checks of run): each part's `mysql` is one server
+// and its `queues` the sources on it (queue_sources). Without shards, the config itself.
+std::vector<Config> configs_by_server(const Config& config);
 
 // Reads and validates a config file. ${VAR} in scalar values is replaced by the environment
 // variable VAR (an unset variable is an error; $$ is a literal $). Throws ConfigError.

@@ -1,7 +1,7 @@
 #pragma once
 
-// The dispatch loop: one thread per queue, each with its own MySQL and Redis connections,
-// so a slow or failing queue never stalls another.
+// The dispatch loop: one thread per queue (per shard of a queue with shards), each with its own
+// MySQL and Redis connections, so a slow or failing queue or shard never stalls another.
 
 #include <atomic>
 #include <condition_variable>
@@ -13,6 +13,7 @@
 #include "rowpump/dispatcher/config.hpp"
 #include "rowpump/dispatcher/queue_health.hpp"
 #include "rowpump/dispatcher/queue_metrics.hpp"
+#include "rowpump/dispatcher/shard_balance.hpp"
 
 namespace rowpump {
 
@@ -33,7 +34,7 @@ public:
     void stop() noexcept;
     // Waits until every queue thread has returned.
     void join();
-    // One per queue, in config order, for the service monitor.
+    // One per loop (a queue, or a shard of one), in config order, for the service monitor.
     const std::vector<std::unique_ptr<QueueHealth>>& health() const { return health_; }
 
     const MetricsSet& metrics() const { return metrics_; }
@@ -46,7 +47,13 @@ private:
     std::atomic<bool> stopping_{false};
     std::mutex mutex_;
     std::condition_variable wake_;
-    std::vector<std::unique_ptr<QueueHealth>> health_;
+    std::vector<std::unique_ptr<QueueHealth>> health_;  // one per loop
+    struct Loop {
+        std::unique_ptr<QueueSource> source;
+        std::size_t queue;  // in config.queues and metrics_
+    };
+    std::vector<Loop> loops_;
+    std::vector<std::unique_ptr<ShardBalance>> balances_;  // per queue; null without shards
     std::vector<std::thread> threads_;
 };
 

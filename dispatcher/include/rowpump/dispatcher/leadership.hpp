@@ -42,6 +42,8 @@ public:
     bool update(const std::string& holder);
     // A fenced write was refused.
     void lost();
+    // Gave the lock up for `to` (shard_balance.hpp).
+    void handed_over(const std::string& to);
 
 private:
     std::string queue_;

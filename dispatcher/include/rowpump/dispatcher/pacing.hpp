@@ -38,9 +38,12 @@ private:
     std::int64_t in_window_ = 0;
 };
 
-// min(batch, max_backlog - ready_length, rate_available), never negative.
+// min(batch, max_backlog - ready_length, rate_available), never negative. With `shares` > 1
+// (a queue with that many shards, each pushing to the one ready list), a share of each room,
+// rounded up: a shard that finds room first leaves some for the others, so none starves.
 std::int64_t dispatch_capacity(std::int64_t batch, std::int64_t max_backlog,
-                               std::int64_t ready_length, std::int64_t rate_available);
+                               std::int64_t ready_length, std::int64_t rate_available,
+                               std::int64_t shares = 1);
 
 // Retry delay after `failed_attempts` failures (1 for the first): base * 2^(n-1) capped at
 // `cap`, then "equal jitter": half of it fixed, the other half scaled by jitter in [0, 1).

@@ -62,12 +62,15 @@ const char* error_kind_name(ErrorKind k);
 
 class QueueMetrics {
 public:
-    explicit QueueMetrics(std::string queue);
+    // `loops`: how many loops of this process feed it (one per shard of a queue with shards).
+    explicit QueueMetrics(std::string queue, std::int64_t loops = 1);
 
     const std::string& queue() const { return queue_; }
+    std::int64_t loops() const { return loops_; }
 
     void add(Counter c, std::int64_t n = 1) noexcept;
     void set(Gauge g, std::int64_t value) noexcept;
+    void change(Gauge g, std::int64_t delta) noexcept;
     void error(ErrorKind k) noexcept;
     // A batch of outcomes (or of tasks taken back from workers) applied and acknowledged.
     void applied(const AppliedCounts& counts, std::int64_t refused, std::int64_t reaped) noexcept;
@@ -86,16 +89,40 @@ public:
     const Histogram& outcome_batch_duration() const { return outcome_batch_duration_; }
     bool stuck(std::chrono::steady_clock::time_point now) const noexcept;
     // The one place that says whether this process leads the queue; the runner feeds it.
-    bool leader() const noexcept { return get(Gauge::leader) == 1; }
+    // With shards: whether it leads any of them.
+    bool leader() const noexcept { return get(Gauge::leader) > 0; }
+    // Every loop connected to `server` (Gauge::mysql_connected or redis_connected).
+    bool connected(Gauge server) const noexcept { return get(server) == loops_; }
 
 private:
     std::string queue_;
+    std::int64_t loops_;
     std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(Counter::count_)> counters_{};
     std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(Gauge::count_)> gauges_{};
     std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(ErrorKind::count_)> errors_{};
     Histogram claim_duration_;
     Histogram outcome_batch_duration_;
     std::atomic<std::int64_t> progress_deadline_ns_;
+};
+
+// One loop's part of a gauge that the loops of a queue's shards add up (leader, connected):
+// 1 or 0 from each, so the gauge counts the loops for which it holds.
+class GaugePart {
+public:
+    GaugePart(QueueMetrics& metrics, Gauge gauge) : metrics_(metrics), gauge_(gauge) {}
+    GaugePart(const GaugePart&) = delete;
+    GaugePart& operator=(const GaugePart&) = delete;
+    ~GaugePart() { set(false); }
+
+    void set(bool on) noexcept {
+        if (on != on_) metrics_.change(gauge_, on ? 1 : -1);
+        on_ = on;
+    }
+
+private:
+    QueueMetrics& metrics_;
+    Gauge gauge_;
+    bool on_ = false;
 };
 
 // Every queue's metrics, in config order; lives as long as the dispatcher.

@@ -48,6 +48,9 @@ struct ReapedWorker {
     std::string worker_id;
     std::vector<Task> tasks;
     std::size_t malformed = 0;  // messages that were no task, moved to the bad list
+    // With shards: tasks reported as retries to the done list instead (kReapToDoneScript),
+    // each applied by its own shard's leader.
+    std::size_t reported = 0;
 };
 
 class RedisQueue {
@@ -70,9 +73,11 @@ public:
     // (push_scripts.hpp); with a `rate`, only if the push window takes all of them, and then
     // recorded in it. Without rows, reads the window.
     PushWindow push(const std::vector<ClaimedRow>& rows);
-    // Up to `max` done messages, oldest first, parsed and checked against the queue's values;
-    // left in the done list until ack_done. Read in the same round trip: whether the queue is
-    // paused (rowpump:{q}:paused, see common/queue_pause.hpp).
+    // With shards, first routes the queue's new reports to their shards' done lists
+    // (shard_scripts.hpp); then, from this shard's list: up to `max` done messages, oldest first,
+    // parsed and checked against the queue's values; left in the done list until ack_done. Read in
+    // the same round trip: whether the queue is paused (rowpump:{q}:paused, see
+    // common/queue_pause.hpp).
     struct Inbox {
         std::vector<DoneEntry> done;
         bool paused = false;
@@ -91,6 +96,15 @@ public:
     std::vector<std::string> held(const std::vector<std::string>& messages);
     void add_stats(const StatsDelta& stats);
 
+    // With shards (shard_balance.hpp): offers this stand-by for its shard, for leader_timeout.
+    void offer_standby();
+    // Who leads each shard of the queue ("" for none), and who stands by for this one.
+    struct ShardLeaders {
+        std::vector<std::string> leaders;
+        std::string standby;
+    };
+    ShardLeaders shard_leaders();
+
 private:
     RedisQueue(redis::Connection conn, const QueueConfig& queue, std::string leader_id);
     void append_stats(const StatsDelta& stats, std::size_t& replies);
@@ -105,7 +119,15 @@ private:
     std::string lead_sha_;
     std::string resign_sha_;
     std::string ack_sha_;
+    std::string route_sha_;
+    std::string reap_to_done_sha_;
     std::string leader_id_;
+    // With shards (queue.shard set): keys_.leader and keys_.done are the shard's own; these
+    // are the queue's done list, where workers report, and every shard's done list.
+    std::string queue_done_;
+    std::vector<std::string> shard_done_;
+    std::vector<std::string> shard_leader_;  // every shard's leader lock
+    std::string standby_;                    // this shard's stand-by offer
 };
 
 }  // namespace rowpump

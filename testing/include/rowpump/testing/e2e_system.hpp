@@ -90,6 +90,9 @@ struct TestWorkerSpec {
 class TestWorkerProcess {
 public:
     TestWorkerProcess(const std::string& exe, const E2eSystem& system, TestWorkerSpec spec);
+    // Against the Redis on `redis_port`, with its files in `dir`.
+    TestWorkerProcess(const std::string& exe, int redis_port, const TempDir& dir,
+                      TestWorkerSpec spec);
 
     const std::string& id() const { return spec_.worker_id; }
     ChildProcess& process() { return *process_; }

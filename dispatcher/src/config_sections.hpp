@@ -1,13 +1,14 @@
 #pragma once
 
-// Sections of the config schema that live beside config.cpp: the HTTP endpoint and the due
-// count. config.cpp calls these; README.md ("Configuration") documents them.
+// Sections of the config schema that live beside config.cpp: Redis, the HTTP endpoint and
+// the due count. config.cpp calls these; README.md ("Configuration") documents them.
 
 #include "rowpump/dispatcher/config.hpp"
 #include "yaml_reader.hpp"
 
 namespace rowpump {
 
+RedisAddress read_redis(const yaml::Reader& r, const yaml::Item& item);
 HttpConfig read_http(const yaml::Reader& r, const yaml::Item& item);
 DueCountConfig read_due_count(const yaml::Reader& r, const yaml::Item& item);
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "rowpump/common/queue_meta.hpp"
+#include "rowpump/common/redis_route.hpp"
 
 namespace rowpump::details {
 
@@ -29,7 +30,7 @@ bool Membership::join(bool survive_outages) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (joined_.load(std::memory_order_relaxed)) return true;
     const auto deadline = Clock::now() + options_.queue_wait;
-    Session s(options_.redis);
+    Session s(options_.redis, options_.queue);
     auto backoff = redis_backoff();
     for (;;) {
         try {
@@ -46,8 +47,7 @@ bool Membership::join(bool survive_outages) {
             // At start-up an error reply is a configuration problem (wrong password, a key
             // of the wrong type), except while Redis loads its data after a restart.
             if (!survive_outages || std::string_view(e.what()).rfind("LOADING", 0) != 0) {
-                throw Error(std::string("redis ") + options_.redis.host + ":" +
-                            std::to_string(options_.redis.port) + ": " + e.what());
+                throw Error("redis " + redis::describe(options_.redis) + ": " + e.what());
             }
             log_.redis_failed(e);
         }
@@ -55,8 +55,14 @@ bool Membership::join(bool survive_outages) {
         if (stop_.load()) return false;
     }
     heartbeat_ = std::make_unique<Heartbeat>(
-        Session(options_.redis), options_.heartbeat_interval, [this](Session& hs) { beat(hs); },
-        [this](const std::exception& e) { log_.redis_failed(e); });
+        Session(options_.redis, options_.queue), options_.heartbeat_interval,
+        [this](Session& hs) { beat(hs); },
+        [this](const std::exception& e) {
+            // With Sentinel or Cluster, a failure may be a failover that lost reports.
+            if (!options_.redis.sentinels.empty() || !options_.redis.cluster.empty())
+                failed_over_.store(true);
+            log_.redis_failed(e);
+        });
     joined_.store(true, std::memory_order_release);
     return true;
 }
@@ -86,6 +92,7 @@ void Membership::load_scripts(Session& s) {
 }
 
 void Membership::beat(Session& s) {
+    if (failed_over_.exchange(false)) give_back(s);
     // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
     auto replies = s.pipeline({{"SET", keys_.heartbeat, options_.worker_id, "PX",
                                 std::to_string(options_.heartbeat_ttl.count())},
@@ -96,12 +103,23 @@ void Membership::beat(Session& s) {
     log_.redis_ok();
 }
 
+// Should this fail, the beat fails with it, and the next beat tries again.
+void Membership::give_back(Session& s) {
+    const auto given =
+        s.eval(Script{protocol::kGiveBackScript, {}}, {keys_.processing, keys_.queue.ready}, {})
+            .integer();
+    if (given > 0) {
+        log_.line("Redis failed over: gave " + std::to_string(given) +
+                  " task(s) in hand back to the ready list; they run again");
+    }
+}
+
 void Membership::leave() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!joined_.load()) return;
     heartbeat_.reset();  // first, so no beat can list us again after we leave
     joined_.store(false);
-    Session s(options_.redis);
+    Session s(options_.redis, options_.queue);
     auto backoff = redis_backoff();
     for (int attempt = 1;; ++attempt) {
         try {

@@ -46,6 +46,7 @@ private:
     bool wait_for_queue(Session& s, Clock::time_point deadline, bool stoppable);
     void load_scripts(Session& s);
     void beat(Session& s);
+    void give_back(Session& s);
 
     const WorkerOptions& options_;
     const WorkerKeys& keys_;
@@ -56,6 +57,7 @@ private:
 
     std::mutex mutex_;
     std::atomic<bool> joined_{false};
+    std::atomic<bool> failed_over_{false};  // set by a failed beat with Sentinel or Cluster
     std::unique_ptr<Heartbeat> heartbeat_;
 };
 

@@ -30,7 +30,7 @@ struct Worker::Impl {
           keys(options.queue, options.worker_id),
           log(options.log, options.worker_id),
           declared(options.queue),
-          pool(options.redis),
+          pool(options.redis, options.queue),
           fetcher(options, keys, scripts.complete, scripts.take, log, stop_requested),
           reporter(options, keys, scripts.complete, log, stop_requested),
           membership(options, keys, scripts, declared, log, stop_requested) {}

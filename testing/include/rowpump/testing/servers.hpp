@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rowpump/common/redis.hpp"
 #include "rowpump/testing/mysql_client.hpp"
@@ -57,7 +58,9 @@ private:
 
 class RedisServer {
 public:
-    RedisServer();  // started; no persistence, so a restart starts empty
+    // Started; no persistence, so a restart starts empty. `extra_args` are more
+    // redis-server options ("--cluster-enabled", "yes", ...).
+    explicit RedisServer(std::vector<std::string> extra_args = {});
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -79,7 +82,11 @@ private:
 
     TempDir dir_;
     int port_;
+    std::vector<std::string> extra_args_;
     std::unique_ptr<ChildProcess> process_;
 };
+
+// Starts a program with `args` found in /usr/bin or /usr/local/bin; throws if not installed.
+std::string find_server_program(const std::string& name);
 
 }  // namespace rowpump::testing

@@ -9,16 +9,10 @@ namespace rowpump::testing {
 
 namespace {
 
-constexpr std::chrono::milliseconds kTimeout{5000};
-
-redis::Connection connect_port(int port) {
-    return redis::Connection::open({"127.0.0.1", port}, RedisAddress{}, kTimeout);
-}
-
 // CLUSTER NODES lines: <id> <ip:port@bus> <flags> <master id> ... <slots...>
 std::vector<std::vector<std::string>> cluster_nodes(int port) {
     std::vector<std::vector<std::string>> out;
-    std::istringstream lines(connect_port(port).command({"CLUSTER", "NODES"}).string());
+    std::istringstream lines(connect_redis_port(port).command({"CLUSTER", "NODES"}).string());
     for (std::string line; std::getline(lines, line);) {
         std::istringstream words(line);
         std::vector<std::string> fields;
@@ -63,7 +57,8 @@ void RedisCluster::wait_until_ok() {
             try {
                 for (auto& n : nodes_) {
                     if (!n->running()) continue;
-                    const auto info = connect_port(n->port()).command({"CLUSTER", "INFO"}).string();
+                    const auto info =
+                        connect_redis_port(n->port()).command({"CLUSTER", "INFO"}).string();
                     if (info.find("cluster_state:ok") == std::string::npos ||
                         info.find("cluster_slots_ok:16384") == std::string::npos)
                         return false;
@@ -99,7 +94,7 @@ int RedisCluster::owner_port(int slot, int asked) {
             }
         }
     }
-    const auto slots = connect_port(asked).command({"CLUSTER", "SLOTS"}).value();
+    const auto slots = connect_redis_port(asked).command({"CLUSTER", "SLOTS"}).value();
     for (const auto& range : slots.elements) {
         if (range.elements[0].integer <= slot && slot <= range.elements[1].integer)
             return static_cast<int>(range.elements[2].elements[1].integer);
@@ -108,16 +103,18 @@ int RedisCluster::owner_port(int slot, int asked) {
 }
 
 std::vector<int> RedisCluster::master_ports() {
+    // Each node's own word (ROLE): another node's view of it may lag behind by a gossip round.
     std::vector<int> out;
-    for (const auto& f : cluster_nodes(nodes_[0]->port())) {
-        if (f[2].find("master") != std::string::npos && f[2].find("fail") == std::string::npos)
-            out.push_back(port_of(f[1]));
+    for (auto& n : nodes_) {
+        if (!n->running()) continue;
+        const auto role = connect_redis_port(n->port()).command({"ROLE"}).value();
+        if (!role.elements.empty() && role.elements[0].text == "master") out.push_back(n->port());
     }
     return out;
 }
 
 std::string RedisCluster::node_id(int port) {
-    return connect_port(port).command({"CLUSTER", "MYID"}).string();
+    return connect_redis_port(port).command({"CLUSTER", "MYID"}).string();
 }
 
 void RedisCluster::migrate_slot(int slot, int to_port, int batch,
@@ -125,8 +122,8 @@ void RedisCluster::migrate_slot(int slot, int to_port, int batch,
     const int from_port = owner_port(slot);
     const auto from_id = node_id(from_port), to_id = node_id(to_port);
     const auto s = std::to_string(slot);
-    auto from = connect_port(from_port);
-    connect_port(to_port).command({"CLUSTER", "SETSLOT", s, "IMPORTING", from_id});
+    auto from = connect_redis_port(from_port);
+    connect_redis_port(to_port).command({"CLUSTER", "SETSLOT", s, "IMPORTING", from_id});
     from.command({"CLUSTER", "SETSLOT", s, "MIGRATING", to_id});
     for (;;) {
         auto keys = from.command({"CLUSTER", "GETKEYSINSLOT", s, std::to_string(batch)}).strings();
@@ -138,11 +135,11 @@ void RedisCluster::migrate_slot(int slot, int to_port, int batch,
         if (between) between();
     }
     // The new owner first, as redis-cli does, so that no node points back at the old one.
-    connect_port(to_port).command({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+    connect_redis_port(to_port).command({"CLUSTER", "SETSLOT", s, "NODE", to_id});
     from.command({"CLUSTER", "SETSLOT", s, "NODE", to_id});
     for (int port : master_ports()) {
         if (port != to_port && port != from_port)
-            connect_port(port).command({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+            connect_redis_port(port).command({"CLUSTER", "SETSLOT", s, "NODE", to_id});
     }
 }
 
@@ -153,7 +150,7 @@ int RedisCluster::failover(int master_port) {
         if (f[3] == master_id) replica = port_of(f[1]);
     }
     if (replica == 0) throw std::runtime_error("no replica of " + std::to_string(master_port));
-    connect_port(replica).command({"CLUSTER", "FAILOVER"});
+    connect_redis_port(replica).command({"CLUSTER", "FAILOVER"});
     const bool done = eventually(
         30s,
         [&] {
@@ -176,7 +173,8 @@ int RedisCluster::failover(int master_port) {
 std::string RedisCluster::describe() {
     for (auto& n : nodes_) {
         try {
-            if (n->running()) return connect_port(n->port()).command({"CLUSTER", "NODES"}).string();
+            if (n->running())
+                return connect_redis_port(n->port()).command({"CLUSTER", "NODES"}).string();
         } catch (const std::exception& e) {
             return e.what();
         }

@@ -8,15 +8,9 @@ namespace rowpump::testing {
 
 namespace {
 
-constexpr std::chrono::milliseconds kTimeout{2000};
-
-redis::Connection connect_port(int port) {
-    return redis::Connection::open({"127.0.0.1", port}, RedisAddress{}, kTimeout);
-}
-
 // A field of INFO's text ("role", "master_link_status"), or "" when absent.
 std::string info_field(int port, const std::string& section, const std::string& field) {
-    const auto text = connect_port(port).command({"INFO", section}).string();
+    const auto text = connect_redis_port(port).command({"INFO", section}).string();
     const auto at = text.find(field + ":");
     if (at == std::string::npos) return "";
     const auto begin = at + field.size() + 1;
@@ -32,7 +26,7 @@ std::string sentinel_config(int port, const std::string& dir, int master_port) {
 }
 
 bool ready(int sentinel_port) {
-    auto s = connect_port(sentinel_port);
+    auto s = connect_redis_port(sentinel_port);
     return !s.command({"SENTINEL", "REPLICAS", SentinelGroup::kMaster}).value().elements.empty() &&
            s.command({"SENTINEL", "SENTINELS", SentinelGroup::kMaster}).value().elements.size() ==
                2;
@@ -86,7 +80,7 @@ int SentinelGroup::named_master_port() {
     int named = 0;
     for (int port : sentinel_ports_) {
         try {
-            auto reply = connect_port(port)
+            auto reply = connect_redis_port(port)
                              .command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", kMaster})
                              .strings();
             const int p = reply.size() == 2 ? std::stoi(reply[1]) : 0;
@@ -138,7 +132,7 @@ void SentinelGroup::wait_for_master_other_than(int old_port, bool old_becomes_re
 
 void SentinelGroup::failover() {
     const int old_port = master().port();
-    connect_port(sentinel_ports_[0]).command({"SENTINEL", "FAILOVER", kMaster});
+    connect_redis_port(sentinel_ports_[0]).command({"SENTINEL", "FAILOVER", kMaster});
     wait_for_master_other_than(old_port, true);
 }
 

@@ -206,6 +206,12 @@ std::string find_server_program(const std::string& name) {
     throw std::runtime_error("not installed: " + name);
 }
 
+redis::Connection connect_redis_port(int port, std::chrono::milliseconds timeout) {
+    RedisAddress login;
+    login.connect_timeout = timeout;
+    return redis::Connection::open({"127.0.0.1", port}, login, timeout);
+}
+
 RedisServer::RedisServer(std::vector<std::string> extra_args)
     : dir_("rowpump-redis-"), port_(free_port()), extra_args_(std::move(extra_args)) {
     start();

@@ -245,13 +245,14 @@ TEST_CASE(
     std::vector<std::string> queues;
     for (const auto& [port, q] : queue_on) queues.push_back(q);
 
-    constexpr std::int64_t kRows = 3000;
+    // 4 threads at 10 ms a task per queue: about 400 rows/s each, ~10 s of flow per queue.
+    constexpr std::int64_t kRows = 4000;
     HaSystem sys(cluster.address(), queues, kRows);
     Lines lines;
     std::vector<std::unique_ptr<FlowingWorker>> workers;
     for (const auto& q : queues)
         workers.push_back(
-            std::make_unique<FlowingWorker>(cluster.address(), q, lines, milliseconds(4)));
+            std::make_unique<FlowingWorker>(cluster.address(), q, lines, milliseconds(10)));
     wait_for_progress(sys, 1500);
 
     // The busy queue's slot moves to the master of another queue, a key at a time, while its
@@ -265,11 +266,13 @@ TEST_CASE(
             1s, [&] { return sys.applied(busy) > before; }, 10ms);
     });
     REQUIRE(cluster.owner_port(slot) == to);
+    REQUIRE(sys.applied(busy) < busy.rows);  // it was still busy when its slot had moved
     wait_for_progress(sys, 500);
 
     // Then the master now serving two queues fails over to its replica.
     const int promoted = cluster.failover(to);
     REQUIRE(cluster.owner_port(slot) == promoted);
+    REQUIRE(sys.applied() < sys.rows());
     wait_for_progress(sys, 300);
 
     require_each_row_applied_once(sys, lines);
@@ -286,4 +289,74 @@ TEST_CASE("Cluster: a script may not touch a key outside its queue's slot", "[re
           0);
     CHECK_THROWS_WITH(conn.command({"EVAL", "return 1", "2", a.ready, b.ready}),
                       Catch::Contains("CROSSSLOT"));
+}
+
+TEST_CASE("Cluster: during a migration, a key already moved is reached through ASK",
+          "[redis-ha][cluster]") {
+    RedisCluster cluster;
+    const auto keys = rowpump::protocol::keys_for("users");
+    const int slot = rowpump::redis::key_slot(keys.prefix);
+    auto conn = rowpump::redis::Connection::connect_for(cluster.address(), keys.prefix);
+    conn.command({"RPUSH", keys.ready, "1:a", "2:b", "3:c"});
+    conn.command({"HSET", keys.stats, "dispatched", "3"});
+    int to = 0;
+    for (int port : cluster.master_ports()) {
+        if (port != conn.node().port) to = port;
+    }
+    int checks = 0;
+    // After each key moves, both keys answer through the connection to the old owner: the
+    // one moved through ASK (ASKING on the new owner), the other from the old owner itself.
+    cluster.migrate_slot(slot, to, 1, [&] {
+        CHECK(conn.command({"LLEN", keys.ready}).integer() == 3);
+        CHECK(conn.command({"HGET", keys.stats, "dispatched"}).string() == "3");
+        ++checks;
+    });
+    CHECK(checks == 2);
+    CHECK_FALSE(conn.broken());
+    // Once the slot has moved, the old owner answers MOVED: the connection breaks, and a new
+    // one goes to the new owner.
+    CHECK_THROWS_AS(conn.command({"LLEN", keys.ready}), rowpump::redis::UnavailableError);
+    CHECK(conn.broken());
+    auto moved = rowpump::redis::Connection::connect_for(cluster.address(), keys.prefix);
+    CHECK(moved.node().port == to);
+    CHECK(moved.command({"LLEN", keys.ready}).integer() == 3);
+}
+
+TEST_CASE("Sentinel: after a failover a worker gives back a task whose report was lost",
+          "[redis-ha][sentinel]") {
+    SentinelGroup group;
+    const std::string queue = "sdk_ha";
+    const auto keys = rowpump::protocol::keys_for(queue);
+    auto redis = rowpump::redis::Connection::connect_for(group.address(), keys.prefix);
+    redis.command({"HSET", keys.meta, "values", "status", "lease", "60s"});
+    Lines lines;
+    rowpump::WorkerOptions o;
+    o.redis = group.address();
+    o.queue = queue;
+    o.worker_id = "w1";
+    o.heartbeat_ttl = milliseconds(60000);  // no reap: only the worker itself can give it back
+    o.heartbeat_interval = milliseconds(300);
+    o.fetch_timeout = milliseconds(200);
+    o.log = [&lines](const std::string& line) { lines.add(line); };
+    rowpump::Worker worker(o);
+    std::atomic<int> orphan_runs{0};
+    std::thread running([&] {
+        worker.run([&](const Task& task) {
+            if (task.id == "7") ++orphan_runs;
+            return Outcome::success({{"status", "1"}});
+        });
+    });
+    REQUIRE(eventually(20s, [&] {
+        return redis.command({"SISMEMBER", keys.workers, "w1"}).integer() == 1;
+    }));
+    // What a report acknowledged by the old master and never replicated leaves behind: the
+    // task in the worker's processing list on the new master, though the worker is done with it.
+    redis.command({"RPUSH", keys.processing("w1"), "7:0123456789ABCDEF-1-7"});
+    REQUIRE(redis.command({"WAIT", "1", "5000"}).integer() == 1);
+    group.failover();
+    const bool ran = eventually(30s, [&] { return orphan_runs.load() == 1; });
+    worker.stop();
+    running.join();
+    INFO(lines.text() << group.describe());
+    CHECK(ran);
 }

@@ -5,6 +5,7 @@
 // and started again on the same port with the same data, for restart tests.
 // Start, stop and kill them from the test's main thread (see ChildProcess).
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,7 +87,11 @@ private:
     std::unique_ptr<ChildProcess> process_;
 };
 
-// Starts a program with `args` found in /usr/bin or /usr/local/bin; throws if not installed.
+// The path of `name` in /usr/bin or /usr/local/bin; throws if it is not installed.
 std::string find_server_program(const std::string& name);
+
+// A connection to exactly the Redis (or sentinel) on loopback port `port`, without a login.
+redis::Connection connect_redis_port(int port,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 }  // namespace rowpump::testing

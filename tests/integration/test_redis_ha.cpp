@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -121,13 +122,15 @@ QueueTable make_queue_table(MysqlClient& db, const std::string& queue, std::int6
 
 // The system under test: MariaDB, the tables, `rowpump run` on the given Redis.
 struct HaSystem {
-    HaSystem(const RedisAddress& redis, const std::vector<std::string>& queues, std::int64_t rows)
+    HaSystem(const RedisAddress& redis, const std::vector<std::string>& queues, std::int64_t rows,
+             void (*adjust)(QueueSpec&) = nullptr)
         : database(mysql.create_database()), db(mysql.connect(database)) {
         create_e2e_table(db);
         insert_e2e_rows(db, 1, rows);
         std::vector<QueueSpec> specs;
         for (const auto& q : queues) {
             tables.push_back(make_queue_table(db, q, rows));
+            if (adjust) adjust(tables.back().spec);
             specs.push_back(tables.back().spec);
         }
         ConfigSpec spec;
@@ -136,6 +139,8 @@ struct HaSystem {
         spec.user = MariaDb::kUser;
         spec.password = MariaDb::kPassword;
         spec.queues = specs;
+        spec.redis_host = redis.host;  // used without sentinels or cluster
+        spec.redis_port = redis.port;
         spec.redis_lines = redis_lines_for(redis);
         config = write_config(dir.file("rowpump.yaml"), spec);
         migrate_apply(config);
@@ -204,6 +209,16 @@ void require_each_row_applied_once(HaSystem& sys, Lines& lines) {
     CHECK(sys.left_or_not_once() == 0);
 }
 
+// A queue on each master: its slot, from the CRC16 of its hash tag, tells where.
+std::map<int, std::string> queue_per_master(RedisCluster& cluster) {
+    std::map<int, std::string> queue_on;  // master port -> queue
+    for (int i = 0; queue_on.size() < 3 && i < 1000; ++i) {
+        const std::string name = "q" + std::to_string(i);
+        queue_on.emplace(cluster.owner_port(rowpump::redis::key_slot(name)), name);
+    }
+    return queue_on;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -235,12 +250,7 @@ TEST_CASE(
     "0 applied twice",
     "[redis-ha][cluster]") {
     RedisCluster cluster;
-    // A queue on each master: its slot, from the CRC16 of its hash tag, tells where.
-    std::map<int, std::string> queue_on;  // master port -> queue
-    for (int i = 0; queue_on.size() < 3 && i < 1000; ++i) {
-        const std::string name = "q" + std::to_string(i);
-        queue_on.emplace(cluster.owner_port(rowpump::redis::key_slot(name)), name);
-    }
+    const auto queue_on = queue_per_master(cluster);
     REQUIRE(queue_on.size() == 3);
     std::vector<std::string> queues;
     for (const auto& [port, q] : queue_on) queues.push_back(q);
@@ -359,4 +369,41 @@ TEST_CASE("Sentinel: after a failover a worker gives back a task whose report wa
     running.join();
     INFO(lines.text() << group.describe());
     CHECK(ran);
+}
+
+// Not run by ctest (hidden tag): tasks/s through one Redis, a Sentinel group and a Cluster in
+// one run, for docs/scaling.md. rowpump_integration_tests "[redis-ha-bench]"
+TEST_CASE("Benchmark: tasks/s through one Redis, Sentinel and Cluster", "[.][redis-ha-bench]") {
+    constexpr std::int64_t kRows = 20000;  // per queue
+    RedisCluster cluster;
+    std::vector<std::string> queues;
+    for (const auto& [port, q] : queue_per_master(cluster)) queues.push_back(q);
+    auto measure = [&](const char* shape, const RedisAddress& redis) {
+        HaSystem sys(redis, queues, kRows, [](QueueSpec& q) {
+            q.batch = 1000;
+            q.max_backlog = 10000;
+        });
+        Lines lines;
+        const auto started = std::chrono::steady_clock::now();
+        std::vector<std::unique_ptr<FlowingWorker>> workers;
+        for (const auto& q : queues)
+            workers.push_back(std::make_unique<FlowingWorker>(redis, q, lines, milliseconds(0)));
+        REQUIRE(eventually(
+            300s, [&] { return sys.applied() == sys.rows(); }, 20ms));
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        CHECK(sys.left_or_not_once() == 0);
+        std::printf("%-9s %zu queues x %lld rows: %.1f s, %.0f tasks/s\n", shape, queues.size(),
+                    static_cast<long long>(kRows), seconds,
+                    static_cast<double>(sys.rows()) / seconds);
+    };
+    {
+        RedisServer single;
+        measure("single", single.options());
+    }
+    {
+        SentinelGroup group;
+        measure("sentinel", group.address());
+    }
+    measure("cluster", cluster.address());
 }

@@ -92,7 +92,13 @@ void Membership::load_scripts(Session& s) {
 }
 
 void Membership::beat(Session& s) {
-    if (failed_over_.exchange(false)) give_back(s);
+    // Only on another node: a failed beat may come before the failover (a connection killed
+    // while the old master still serves), and tasks given back there would be lost with it.
+    const auto node = redis::to_string(s.node());
+    if (failed_over_.load() && node != beat_on_) {
+        give_back(s);
+        failed_over_.store(false);
+    }
     // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
     auto replies = s.pipeline({{"SET", keys_.heartbeat, options_.worker_id, "PX",
                                 std::to_string(options_.heartbeat_ttl.count())},
@@ -101,6 +107,7 @@ void Membership::beat(Session& s) {
     // The dispatcher may be restarted with another on_success: follow it.
     if (auto values = replies[2].optional_string()) declared_.update(*values);
     log_.redis_ok();
+    beat_on_ = node;
 }
 
 // Should this fail, the beat fails with it, and the next beat tries again.

@@ -44,6 +44,10 @@ auto Session::guarded(milliseconds min_timeout, F&& f) {
     }
 }
 
+RedisEndpoint Session::node() {
+    return guarded(milliseconds{0}, [](redis::Connection& c) { return c.node(); });
+}
+
 redis::Reply Session::command(const std::vector<std::string>& args) {
     return guarded(milliseconds{0}, [&](redis::Connection& c) { return c.command(args); });
 }

@@ -50,6 +50,8 @@ public:
     redis::Reply read_reply();
 
     void reset() { connection_.reset(); }
+    // The node this session talks to (connecting if it has no connection).
+    RedisEndpoint node();
 
     static std::vector<std::string> script_call(const char* verb, const std::string& script,
                                                 const std::vector<std::string>& keys,

@@ -57,12 +57,7 @@ bool Membership::join(bool survive_outages) {
     heartbeat_ = std::make_unique<Heartbeat>(
         Session(options_.redis, options_.queue), options_.heartbeat_interval,
         [this](Session& hs) { beat(hs); },
-        [this](const std::exception& e) {
-            // With Sentinel or Cluster, a failure may be a failover that lost reports.
-            if (!options_.redis.sentinels.empty() || !options_.redis.cluster.empty())
-                failed_over_.store(true);
-            log_.redis_failed(e);
-        });
+        [this](const std::exception& e) { log_.redis_failed(e); });
     joined_.store(true, std::memory_order_release);
     return true;
 }
@@ -92,13 +87,13 @@ void Membership::load_scripts(Session& s) {
 }
 
 void Membership::beat(Session& s) {
-    // Only on another node: a failed beat may come before the failover (a connection killed
-    // while the old master still serves), and tasks given back there would be lost with it.
+    // With Sentinel or Cluster, the queue's node changing means a failover (or a resharding),
+    // which may have lost reports: the tasks in our processing list go back (see
+    // kGiveBackScript). Judged by the node, not by a failure: this session may have connected
+    // to the new master without ever failing, while other sessions wrote to the old one.
     const auto node = redis::to_string(s.node());
-    if (failed_over_.load() && node != beat_on_) {
-        give_back(s);
-        failed_over_.store(false);
-    }
+    const bool replicated = !options_.redis.sentinels.empty() || !options_.redis.cluster.empty();
+    if (replicated && !beat_on_.empty() && node != beat_on_) give_back(s);
     // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
     auto replies = s.pipeline({{"SET", keys_.heartbeat, options_.worker_id, "PX",
                                 std::to_string(options_.heartbeat_ttl.count())},

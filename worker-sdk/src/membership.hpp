@@ -57,8 +57,7 @@ private:
 
     std::mutex mutex_;
     std::atomic<bool> joined_{false};
-    std::atomic<bool> failed_over_{false};  // set by a failed beat with Sentinel or Cluster
-    std::string beat_on_;                   // the node of the last beat that went through
+    std::string beat_on_;  // the node of the last beat that went through
     std::unique_ptr<Heartbeat> heartbeat_;
 };
 

@@ -20,6 +20,8 @@ packages=(
     prometheus chromium chromium-driver
     # servers for the integration tests and the demo, their clients, and ps/pgrep
     mariadb-server mariadb-client redis-server redis-tools procps
+    # Redis Sentinel for the high-availability tests (tests/integration/test_redis_ha.cpp)
+    redis-sentinel
     # system tests (tests/system): systemd in a container, a clean Debian root for the .deb,
     # a Docker engine and compose v1 for the demo
     systemd-container debootstrap docker.io docker-compose

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "rowpump/common/redis_route.hpp"
+
 namespace rowpump::redis {
 
 namespace {
@@ -18,6 +20,28 @@ timeval to_timeval(std::chrono::milliseconds ms) {
 
 void check_error(const redisReply* r) {
     if (r->type == REDIS_REPLY_ERROR) throw ReplyError(std::string(r->str, r->len));
+}
+
+Value value_of(const redisReply* r) {
+    Value v;
+    switch (r->type) {
+        case REDIS_REPLY_INTEGER:
+            v.type = Value::Type::integer;
+            v.integer = r->integer;
+            break;
+        case REDIS_REPLY_STRING:
+        case REDIS_REPLY_STATUS:
+            v.type = Value::Type::text;
+            v.text.assign(r->str, r->len);
+            break;
+        case REDIS_REPLY_ARRAY:
+            v.type = Value::Type::array;
+            for (size_t i = 0; i < r->elements; ++i) v.elements.push_back(value_of(r->element[i]));
+            break;
+        default:
+            break;
+    }
+    return v;
 }
 
 struct Argv {
@@ -62,6 +86,11 @@ std::optional<std::string> Reply::optional_string() const {
     return string();
 }
 
+Value Reply::value() const {
+    check_error(raw_.get());
+    return value_of(raw_.get());
+}
+
 std::vector<std::string> Reply::strings() const {
     check_error(raw_.get());
     if (raw_->type == REDIS_REPLY_NIL) return {};
@@ -82,8 +111,8 @@ void Connection::ContextDeleter::operator()(redisContext* c) const noexcept {
     redisFree(c);
 }
 
-Connection::Connection(redisContext* context, std::chrono::milliseconds timeout)
-    : context_(context) {
+Connection::Connection(redisContext* context, RedisEndpoint node, std::chrono::milliseconds timeout)
+    : context_(context), node_(std::move(node)), timeout_(timeout) {
     set_timeout(timeout);
 }
 
@@ -91,33 +120,77 @@ Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 Connection::~Connection() = default;
 
-Connection Connection::connect(const RedisAddress& address,
-                               std::chrono::milliseconds command_timeout) {
-    redisContext* raw = redisConnectWithTimeout(address.host.c_str(), address.port,
-                                                to_timeval(address.connect_timeout));
+Connection Connection::open(const RedisEndpoint& node, const RedisAddress& login,
+                            std::chrono::milliseconds command_timeout) {
+    redisContext* raw =
+        redisConnectWithTimeout(node.host.c_str(), node.port, to_timeval(login.connect_timeout));
     if (raw == nullptr) throw IoError("redis: cannot allocate a connection");
     if (raw->err != 0) {
-        std::string what =
-            "redis " + address.host + ":" + std::to_string(address.port) + ": " + raw->errstr;
+        std::string what = "redis " + to_string(node) + ": " + raw->errstr;
         redisFree(raw);
         throw IoError(what);
     }
-    Connection conn(raw, command_timeout);
+    Connection conn(raw, node, command_timeout);
     // A named user logs in even without a password (an ACL user may be `nopass`): skipping
     // AUTH would run everything as the default user, with its privileges instead.
-    if (!address.user.empty()) {
-        conn.command({"AUTH", address.user, address.password});
-    } else if (!address.password.empty()) {
-        conn.command({"AUTH", address.password});
+    if (!login.user.empty()) {
+        conn.command({"AUTH", login.user, login.password});
+    } else if (!login.password.empty()) {
+        conn.command({"AUTH", login.password});
     }
     return conn;
+}
+
+Connection Connection::connect_for(const RedisAddress& address, std::string_view key,
+                                   std::chrono::milliseconds command_timeout) {
+    Connection conn = open(find_node(address, key), address, command_timeout);
+    if (!address.sentinels.empty()) conn.check_master();
+    if (!address.cluster.empty()) conn.cluster_login_ = std::make_unique<RedisAddress>(address);
+    return conn;
+}
+
+// The Sentinel client rules: the node the sentinels name is used only once it says it is the
+// master (during a failover they may still name the old one).
+void Connection::check_master() {
+    const Value role = command({"ROLE"}).value();
+    if (role.elements.empty() || role.elements[0].text != "master") {
+        broken_ = true;
+        throw UnavailableError("redis " + to_string(node_) +
+                               ": the sentinels name it master, but it is not (yet)");
+    }
 }
 
 void Connection::fail_io(const char* what) {
     broken_ = true;
     std::string detail =
         context_ && context_->errstr[0] != '\0' ? context_->errstr : "connection lost";
-    throw IoError(std::string("redis ") + what + ": " + detail);
+    throw IoError("redis " + to_string(node_) + " " + what + ": " + detail);
+}
+
+void Connection::fail_unavailable(std::string_view error) {
+    broken_ = true;
+    throw UnavailableError("redis " + to_string(node_) + ": " + std::string(error));
+}
+
+// One command to the node an ASK names, preceded by ASKING (cluster spec: "ASK redirection");
+// the slot map stays as it is, the resharding is not over.
+Reply Connection::follow_ask(std::string_view error, const std::vector<std::string>& args) {
+    const auto redirect = parse_redirect(error, node_.host);
+    if (!redirect) throw ReplyError(std::string(error));
+    try {
+        if (!asked_ || asked_->broken() || asked_->node_.host != redirect->node.host ||
+            asked_->node_.port != redirect->node.port) {
+            asked_ = std::make_unique<Connection>(open(redirect->node, *cluster_login_, timeout_));
+        }
+        if (asked_->timeout_ < timeout_) asked_->set_timeout(timeout_);
+        asked_->append({"ASKING"});
+        asked_->append(args);
+        asked_->read_reply();
+        return asked_->read_reply();
+    } catch (const IoError&) {
+        broken_ = true;  // callers drop a connection after an IoError
+        throw;
+    }
 }
 
 Reply Connection::command(const std::vector<std::string>& args) {
@@ -127,6 +200,7 @@ Reply Connection::command(const std::vector<std::string>& args) {
 
 void Connection::append(const std::vector<std::string>& args) {
     if (broken_) throw IoError("redis: connection is broken");
+    if (cluster_login_) unanswered_.push_back(args);
     Argv argv(args);
     if (redisAppendCommandArgv(context_.get(), static_cast<int>(args.size()), argv.ptrs.data(),
                                argv.lens.data()) != REDIS_OK) {
@@ -139,8 +213,17 @@ Reply Connection::read_reply() {
     void* raw = nullptr;
     if (redisGetReply(context_.get(), &raw) != REDIS_OK || raw == nullptr) fail_io("read");
     Reply reply(static_cast<redisReply*>(raw));
-    check_error(static_cast<redisReply*>(raw));
-    return reply;
+    std::vector<std::string> args;
+    if (cluster_login_ && !unanswered_.empty()) {
+        args = std::move(unanswered_.front());
+        unanswered_.pop_front();
+    }
+    const auto* r = static_cast<redisReply*>(raw);
+    if (r->type != REDIS_REPLY_ERROR) return reply;
+    const std::string_view error(r->str, r->len);
+    if (cluster_login_ && error.substr(0, 4) == "ASK ") return follow_ask(error, args);
+    if (is_unavailable(error)) fail_unavailable(error);
+    throw ReplyError(std::string(error));
 }
 
 std::vector<Reply> Connection::read_replies(std::size_t count) {
@@ -177,6 +260,7 @@ std::optional<Reply> Connection::wait_reply(int wake_fd) {
 
 void Connection::set_timeout(std::chrono::milliseconds timeout) {
     if (redisSetTimeout(context_.get(), to_timeval(timeout)) != REDIS_OK) fail_io("set timeout");
+    timeout_ = timeout;
 }
 
 }  // namespace rowpump::redis

@@ -32,6 +32,14 @@ end
 return left
 )lua";
 
+const char* const kGiveBackScript = R"lua(
+local given = 0
+while redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT') do
+  given = given + 1
+end
+return given
+)lua";
+
 const char* const kReapScript = R"lua(
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {}

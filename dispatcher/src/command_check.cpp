@@ -10,7 +10,9 @@
 #include <ostream>
 #include <set>
 
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/keys.hpp"
+#include "rowpump/common/redis_connections.hpp"
+#include "rowpump/common/redis_route.hpp"
 #include "rowpump/dispatcher/commands.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql_errors.hpp"
@@ -126,11 +128,13 @@ int command_check(const Config& config, bool strict, std::ostream& out, std::ost
     out << "config " << config.file << ": ok (" << config.queues.size() << " queue(s))\n";
     int problems = 0, warnings = 0;
     try {
-        redis::Connection::connect(config.redis).command({"PING"});
-        out << "redis " << config.redis.host << ":" << config.redis.port << ": ok\n";
+        // Each queue's node: with Cluster they may differ.
+        redis::Connections nodes(config.redis);
+        for (const auto& queue : config.queues)
+            nodes.for_key(protocol::keys_for(queue.name).prefix).command({"PING"});
+        out << "redis " << redis::describe(config.redis) << ": ok\n";
     } catch (const std::exception& e) {
-        err << "redis " << config.redis.host << ":" << config.redis.port << ": " << e.what()
-            << "\n";
+        err << "redis " << redis::describe(config.redis) << ": " << e.what() << "\n";
         ++problems;
     }
     for (const auto& server : configs_by_server(config))

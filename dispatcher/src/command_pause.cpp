@@ -1,6 +1,7 @@
 #include <ostream>
 
 #include "queue_argument.hpp"
+#include "rowpump/common/keys.hpp"
 #include "rowpump/common/queue_gauges.hpp"
 #include "rowpump/common/queue_pause.hpp"
 #include "rowpump/dispatcher/commands.hpp"
@@ -12,7 +13,8 @@ int command_pause(const Config& config, const std::string& queue_name, bool paus
     const auto* queue = find_queue_or_complain(config, queue_name, err);
     if (queue == nullptr) return 1;
     try {
-        auto redis = redis::Connection::connect(config.redis);
+        auto redis =
+            redis::Connection::connect_for(config.redis, protocol::keys_for(queue->name).prefix);
         const bool changed =
             pause ? protocol::pause_queue(redis, queue->name,
                                           "rowpump pause on " + protocol::dispatcher_id())

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "queue_status.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis_connections.hpp"
 #include "rowpump/dispatcher/commands.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql_errors.hpp"
@@ -120,7 +120,7 @@ int command_status(const Config& config, Millis watch, int count, bool as_json, 
                    std::ostream& err) {
     try {
         auto mysql = connect_mysql(config.mysql);
-        auto redis = redis::Connection::connect(config.redis);
+        redis::Connections redis(config.redis);
         QueueStatusReader reader(config, *mysql, redis);
         std::map<std::string, QueueStatus> previous;
         auto last = std::chrono::steady_clock::now();

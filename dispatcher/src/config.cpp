@@ -43,15 +43,6 @@ SqlFragment read_fragment_without_placeholders(const Reader& r, const Item& item
     return result;
 }
 
-RedisAddress read_redis(const Reader& r, const Item& item) {
-    Map map(r, item, {"host", "port", "user", "password", "connect_timeout"});
-    RedisAddress redis;
-    if (auto v = map.get("host")) redis.host = r.nonempty_string(*v);
-    if (auto v = map.get("port")) redis.port = r.port(*v);
-    if (auto v = map.get("user")) redis.user = r.string(*v);
-    if (auto v = map.get("password")) redis.password = r.string(*v);
-    if (auto v = map.get("connect_timeout")) redis.connect_timeout = r.positive_duration(*v);
-    return redis;
 }
 
 Rate read_rate(const Reader& r, const Item& item) {

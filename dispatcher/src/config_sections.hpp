@@ -1,6 +1,6 @@
 #pragma once
 
-// Sections of the config schema that live beside config.cpp: the HTTP endpoint, the due
+// Sections of the config schema that live beside config.cpp: Redis, the HTTP endpoint, the due
 // count and a queue's shards. config.cpp calls these; README.md ("Configuration") documents them.
 
 #include "rowpump/dispatcher/config.hpp"
@@ -12,6 +12,7 @@ namespace rowpump {
 // without, `user` and `database` are required.
 MysqlConfig read_mysql(const yaml::Reader& r, const yaml::Item& item,
                        const MysqlConfig* base = nullptr);
+RedisAddress read_redis(const yaml::Reader& r, const yaml::Item& item);
 HttpConfig read_http(const yaml::Reader& r, const yaml::Item& item);
 DueCountConfig read_due_count(const yaml::Reader& r, const yaml::Item& item);
 // A queue's `shards:` list; `base` is the top-level mysql each shard's mysql keys override,

@@ -15,6 +15,7 @@
 #include "http_routes.hpp"
 #include "queue_argument.hpp"
 #include "revive.hpp"
+#include "rowpump/common/keys.hpp"
 #include "rowpump/common/queue_pause.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql_errors.hpp"
@@ -62,7 +63,8 @@ std::string run_action(const Config& config, const QueueConfig& queue, const std
                        const json& body, const std::string& who) {
     const QueueSql sql(queue);
     if (action == "pause" || action == "resume") {
-        auto redis = redis::Connection::connect(config.redis);
+        auto redis =
+            redis::Connection::connect_for(config.redis, protocol::keys_for(queue.name).prefix);
         const bool changed = action == "pause" ? protocol::pause_queue(redis, queue.name, who)
                                                : protocol::resume_queue(redis, queue.name);
         return std::string(action == "pause" ? "paused" : "resumed") +

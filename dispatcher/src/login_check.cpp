@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis_route.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql_errors.hpp"
 
@@ -51,8 +52,8 @@ std::optional<std::string> redis_refusal(const RedisAddress& redis) {
         redis::Connection::connect(redis).command({"PING"});
     } catch (const redis::ReplyError& e) {
         if (is_login_refused(e)) {
-            return "Redis at " + redis.host + ":" + std::to_string(redis.port) +
-                   " refused the login: " + e.what() + "; check redis.user and redis.password";
+            return "Redis at " + redis::describe(redis) + " refused the login: " + e.what() +
+                   "; check redis.user and redis.password";
         }
     } catch (const redis::IoError&) {
     }

@@ -33,7 +33,8 @@ Observer::Observer(const Config& config, MetricsSet& metrics)
       sampling_(config.http.has_value()),
       id_(protocol::dispatcher_id()),
       views_(config.queues.size()),
-      dead_seen_(config.queues.size(), -1) {
+      dead_seen_(config.queues.size(), -1),
+      redis_(config.redis) {
     for (std::size_t i = 0; i < views_.size(); ++i) views_[i].name = config.queues[i].name;
 }
 
@@ -89,10 +90,10 @@ void Observer::run() {
 void Observer::round(bool slow, bool forced) {
     std::string problem;
     try {
-        if (!redis_) redis_.emplace(redis::Connection::connect(config_.redis));
         for (std::size_t i = 0; i < config_.queues.size(); ++i) {
-            if (sampling_) sample(i, *redis_);
-            if (slow) publish(i, *redis_);
+            auto& redis = redis_.for_key(protocol::keys_for(config_.queues[i].name).prefix);
+            if (sampling_) sample(i, redis);
+            if (slow) publish(i, redis);
             if (slow && sampling_ && config_.queues[i].shards.empty()) read_dead(i, forced);
         }
     } catch (const sql::SQLException& e) {

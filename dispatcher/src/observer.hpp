@@ -24,6 +24,7 @@
 
 #include "rowpump/common/queue_gauges.hpp"
 #include "rowpump/common/queue_state.hpp"
+#include "rowpump/common/redis_connections.hpp"
 #include "rowpump/dispatcher/config.hpp"
 #include "rowpump/dispatcher/queue_metrics.hpp"
 
@@ -95,7 +96,7 @@ private:
     mutable std::mutex mutex_;
     std::vector<QueueView> views_;
     std::vector<std::int64_t> dead_seen_;  // the dead counter when the dead rows were read
-    std::optional<redis::Connection> redis_;
+    redis::Connections redis_;             // one per node serving the queues
     std::unique_ptr<sql::Connection> mysql_;
     bool failing_ = false;
     std::int64_t rounds_ = 0;

@@ -15,18 +15,19 @@ QueueStatus QueueStatusReader::read(const QueueConfig& queue) {
     const auto keys = protocol::keys_for(queue.name);
     QueueStatus s;
     s.queue = queue.name;
-    s.redis = protocol::read_queue_state(redis_, queue.name);
-    s.paused_by = protocol::paused_by(redis_, queue.name);
+    auto& redis = redis_.for_key(keys.prefix);
+    s.redis = protocol::read_queue_state(redis, queue.name);
+    s.paused_by = protocol::paused_by(redis, queue.name);
     const auto now = protocol::unix_ms();
     for (const auto& d :
-         protocol::parse_dispatchers(redis_.command({"HGETALL", keys.dispatchers}).strings())) {
+         protocol::parse_dispatchers(redis.command({"HGETALL", keys.dispatchers}).strings())) {
         if (now - d.at_ms > protocol::kDispatcherFresh.count()) continue;
         if (d.role == "leader")
             s.leader = d.id;
         else
             s.standby.push_back(d.id);
     }
-    s.gauges = protocol::parse_gauges(redis_.command({"HGETALL", keys.gauges}).strings());
+    s.gauges = protocol::parse_gauges(redis.command({"HGETALL", keys.gauges}).strings());
     if (!s.gauges && queue.shards.empty()) {  // with shards nobody counts, for now
         s.counted_here = true;
         s.gauges = own_count(queue);

@@ -12,6 +12,7 @@
 
 #include "rowpump/common/queue_gauges.hpp"
 #include "rowpump/common/queue_state.hpp"
+#include "rowpump/common/redis_connections.hpp"
 #include "rowpump/dispatcher/config.hpp"
 
 namespace sql {
@@ -32,7 +33,7 @@ struct QueueStatus {
 
 class QueueStatusReader {
 public:
-    QueueStatusReader(const Config& config, sql::Connection& mysql, redis::Connection& redis)
+    QueueStatusReader(const Config& config, sql::Connection& mysql, redis::Connections& redis)
         : config_(config), mysql_(mysql), redis_(redis) {}
 
     QueueStatus read(const QueueConfig& queue);
@@ -42,7 +43,7 @@ private:
 
     const Config& config_;
     sql::Connection& mysql_;
-    redis::Connection& redis_;
+    redis::Connections& redis_;
     struct Counted {
         std::chrono::steady_clock::time_point at;
         std::optional<protocol::QueueGauges> gauges;

@@ -69,7 +69,8 @@ RedisQueue::RedisQueue(redis::Connection conn, const QueueConfig& queue, std::st
 
 RedisQueue RedisQueue::open(const RedisAddress& address, const QueueConfig& queue,
                             std::string leader_id) {
-    RedisQueue rq(redis::Connection::connect(address), queue, std::move(leader_id));
+    RedisQueue rq(redis::Connection::connect_for(address, protocol::keys_for(queue.name).prefix),
+                  queue, std::move(leader_id));
     for (const char* script :
          {protocol::kReapScript, protocol::kPushScript, protocol::kLeadScript,
           protocol::kResignScript, protocol::kAckDoneScript, protocol::kHeldScript,

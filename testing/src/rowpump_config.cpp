@@ -19,6 +19,22 @@ ConfigSpec config_for(const MariaDb& mysql, const RedisServer& redis, const std:
     return spec;
 }
 
+std::vector<std::string> redis_lines_for(const RedisAddress& address) {
+    auto list = [](const std::vector<RedisEndpoint>& nodes) {
+        std::string out;
+        for (const auto& n : nodes)
+            out += (out.empty() ? "" : ", ") + yaml_quote(n.host + ":" + std::to_string(n.port));
+        return "[" + out + "]";
+    };
+    std::vector<std::string> lines;
+    if (!address.sentinels.empty()) {
+        lines.push_back("sentinels: " + list(address.sentinels));
+        lines.push_back("master: " + yaml_quote(address.master));
+    }
+    if (!address.cluster.empty()) lines.push_back("cluster: " + list(address.cluster));
+    return lines;
+}
+
 std::string yaml_quote(const std::string& text) {
     std::string out = "\"";
     for (char c : text) {
@@ -56,9 +72,12 @@ std::string render_config(const ConfigSpec& spec) {
         << "  user: " << yaml_quote(spec.user) << "\n"
         << "  password: " << yaml_quote(spec.password) << "\n"
         << "  database: " << yaml_quote(spec.database) << "\n"
-        << "redis:\n"
-        << "  host: " << spec.redis_host << "\n"
-        << "  port: " << spec.redis_port << "\n";
+        << "redis:\n";
+    if (spec.redis_lines.empty()) {
+        out << "  host: " << spec.redis_host << "\n"
+            << "  port: " << spec.redis_port << "\n";
+    }
+    for (const auto& line : spec.redis_lines) out << "  " << line << "\n";
     if (!spec.redis_user.empty()) out << "  user: " << yaml_quote(spec.redis_user) << "\n";
     if (!spec.redis_password.empty())
         out << "  password: " << yaml_quote(spec.redis_password) << "\n";

@@ -199,7 +199,21 @@ std::string MariaDb::create_database() {
     return name;
 }
 
-RedisServer::RedisServer() : dir_("rowpump-redis-"), port_(free_port()) {
+std::string find_server_program(const std::string& name) {
+    for (const std::string dir : {"/usr/bin/", "/usr/local/bin/"}) {
+        if (::access((dir + name).c_str(), X_OK) == 0) return dir + name;
+    }
+    throw std::runtime_error("not installed: " + name);
+}
+
+redis::Connection connect_redis_port(int port, std::chrono::milliseconds timeout) {
+    RedisAddress login;
+    login.connect_timeout = timeout;
+    return redis::Connection::open({"127.0.0.1", port}, login, timeout);
+}
+
+RedisServer::RedisServer(std::vector<std::string> extra_args)
+    : dir_("rowpump-redis-"), port_(free_port()), extra_args_(std::move(extra_args)) {
     start();
 }
 
@@ -215,10 +229,11 @@ void RedisServer::start() {
     std::string server = find_program({"/usr/bin/redis-server", "/usr/local/bin/redis-server"});
     SpawnOptions options;
     options.stdout_path = log_path();
-    process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{server, "--bind", "127.0.0.1", "--port", std::to_string(port_),
-                                 "--save", "", "--appendonly", "no", "--dir", dir_.path()},
-        options);
+    std::vector<std::string> argv{
+        server,         "--bind", "127.0.0.1", "--port",   std::to_string(port_), "--save", "",
+        "--appendonly", "no",     "--dir",     dir_.path()};
+    argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+    process_ = std::make_unique<ChildProcess>(argv, options);
     wait_ready();
 }
 

@@ -58,6 +58,7 @@ std::string file_tail(const std::string& path, std::size_t lines) {
     std::string text = read_file(path);
     std::size_t pos = text.size();
     if (pos > 0 && text[pos - 1] == '\n') --pos;
+    if (pos == 0) return text;  // empty, or one empty line
     for (std::size_t n = 0; n < lines && pos > 0; ++n) {
         pos = text.rfind('\n', pos - 1);
         if (pos == std::string::npos) return text;

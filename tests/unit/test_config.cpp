@@ -197,7 +197,8 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
         "unknown key (expected one of: host, port, user, password, database, connect_timeout)");
     CHECK_CONFIG_ERROR(
         "mysql: { user: u, database: d }\nredis: { db: 1 }\n", 2, "redis.db",
-        "unknown key (expected one of: host, port, user, password, connect_timeout)");
+        "unknown key (expected one of: host, port, sentinels, master, cluster, user, password, "
+        "connect_timeout)");
     CHECK_CONFIG_ERROR(with_queue_lines("    bacth: 5\n"), 7, "queues.q.bacth",
                        "unknown key (expected one of: table, id, due, order_by, batch, lease, "
                        "max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "rowpump/common/queue_meta.hpp"
+#include "rowpump/common/redis_route.hpp"
 
 namespace rowpump::details {
 
@@ -29,7 +30,7 @@ bool Membership::join(bool survive_outages) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (joined_.load(std::memory_order_relaxed)) return true;
     const auto deadline = Clock::now() + options_.queue_wait;
-    Session s(options_.redis);
+    Session s(options_.redis, options_.queue);
     auto backoff = redis_backoff();
     for (;;) {
         try {
@@ -46,8 +47,7 @@ bool Membership::join(bool survive_outages) {
             // At start-up an error reply is a configuration problem (wrong password, a key
             // of the wrong type), except while Redis loads its data after a restart.
             if (!survive_outages || std::string_view(e.what()).rfind("LOADING", 0) != 0) {
-                throw Error(std::string("redis ") + options_.redis.host + ":" +
-                            std::to_string(options_.redis.port) + ": " + e.what());
+                throw Error("redis " + redis::describe(options_.redis) + ": " + e.what());
             }
             log_.redis_failed(e);
         }
@@ -55,7 +55,8 @@ bool Membership::join(bool survive_outages) {
         if (stop_.load()) return false;
     }
     heartbeat_ = std::make_unique<Heartbeat>(
-        Session(options_.redis), options_.heartbeat_interval, [this](Session& hs) { beat(hs); },
+        Session(options_.redis, options_.queue), options_.heartbeat_interval,
+        [this](Session& hs) { beat(hs); },
         [this](const std::exception& e) { log_.redis_failed(e); });
     joined_.store(true, std::memory_order_release);
     return true;
@@ -86,6 +87,13 @@ void Membership::load_scripts(Session& s) {
 }
 
 void Membership::beat(Session& s) {
+    // With Sentinel or Cluster, the queue's node changing means a failover (or a resharding),
+    // which may have lost reports: the tasks in our processing list go back (see
+    // kGiveBackScript). Judged by the node, not by a failure: this session may have connected
+    // to the new master without ever failing, while other sessions wrote to the old one.
+    const auto node = redis::to_string(s.node());
+    const bool replicated = !options_.redis.sentinels.empty() || !options_.redis.cluster.empty();
+    if (replicated && !beat_on_.empty() && node != beat_on_) give_back(s);
     // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
     auto replies = s.pipeline({{"SET", keys_.heartbeat, options_.worker_id, "PX",
                                 std::to_string(options_.heartbeat_ttl.count())},
@@ -94,6 +102,18 @@ void Membership::beat(Session& s) {
     // The dispatcher may be restarted with another on_success: follow it.
     if (auto values = replies[2].optional_string()) declared_.update(*values);
     log_.redis_ok();
+    beat_on_ = node;
+}
+
+// Should this fail, the beat fails with it, and the next beat tries again.
+void Membership::give_back(Session& s) {
+    const auto given =
+        s.eval(Script{protocol::kGiveBackScript, {}}, {keys_.processing, keys_.queue.ready}, {})
+            .integer();
+    if (given > 0) {
+        log_.line("Redis failed over: gave " + std::to_string(given) +
+                  " task(s) in hand back to the ready list; they run again");
+    }
 }
 
 void Membership::leave() noexcept {
@@ -101,7 +121,7 @@ void Membership::leave() noexcept {
     if (!joined_.load()) return;
     heartbeat_.reset();  // first, so no beat can list us again after we leave
     joined_.store(false);
-    Session s(options_.redis);
+    Session s(options_.redis, options_.queue);
     auto backoff = redis_backoff();
     for (int attempt = 1;; ++attempt) {
         try {

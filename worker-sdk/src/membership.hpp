@@ -46,6 +46,7 @@ private:
     bool wait_for_queue(Session& s, Clock::time_point deadline, bool stoppable);
     void load_scripts(Session& s);
     void beat(Session& s);
+    void give_back(Session& s);
 
     const WorkerOptions& options_;
     const WorkerKeys& keys_;
@@ -56,6 +57,7 @@ private:
 
     std::mutex mutex_;
     std::atomic<bool> joined_{false};
+    std::string beat_on_;  // the node of the last beat that went through
     std::unique_ptr<Heartbeat> heartbeat_;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rowpump/common/protocol.hpp"
+#include "rowpump/common/redis_route.hpp"
 
 namespace rowpump::details {
 
@@ -51,10 +52,8 @@ WorkerOptions validated(WorkerOptions o) {
     if (o.worker_id.empty()) o.worker_id = default_worker_id();
     check(protocol::is_valid_name(o.worker_id),
           "worker_id '" + o.worker_id + "' must be 1 to 64 characters from [A-Za-z0-9_.-]");
-    check(!o.redis.host.empty(), "redis.host is required");
-    check(o.redis.port >= 1 && o.redis.port <= 65535,
-          "redis.port " + std::to_string(o.redis.port) + " is not a TCP port");
-    check(o.redis.connect_timeout.count() > 0, "redis.connect_timeout must be positive");
+    const auto address_problem = redis::address_problem(o.redis);
+    check(address_problem.empty(), address_problem);
     check(o.threads >= 1 && o.threads <= 1024,
           "threads must be between 1 and 1024, not " + std::to_string(o.threads));
     check(o.heartbeat_ttl >= kMinHeartbeatTtl, "heartbeat_ttl must be at least " +

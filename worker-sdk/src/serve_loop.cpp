@@ -47,7 +47,7 @@ ServeLoop::ServeLoop(const WorkerOptions& options, const Handler& handler, Fetch
       declared_(declared),
       log_(log),
       stop_(stop),
-      session_(options.redis) {}
+      session_(options.redis, options.queue) {}
 
 void ServeLoop::run() {
     for (;;) {

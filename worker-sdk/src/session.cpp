@@ -5,6 +5,8 @@
 #include <thread>
 #include <utility>
 
+#include "rowpump/common/keys.hpp"
+
 namespace rowpump::details {
 
 void sleep_unless(milliseconds duration, const std::atomic<bool>& stop) {
@@ -15,10 +17,13 @@ void sleep_unless(milliseconds duration, const std::atomic<bool>& stop) {
     }
 }
 
+Session::Session(RedisAddress address, const std::string& queue)
+    : address_(std::move(address)), route_(protocol::keys_for(queue).prefix) {}
+
 redis::Connection& Session::connection(milliseconds min_timeout) {
     if (connection_ && connection_->broken()) connection_.reset();
     if (!connection_) {
-        connection_.emplace(redis::Connection::connect(address_));
+        connection_.emplace(redis::Connection::connect_for(address_, route_));
         timeout_ = redis::kDefaultCommandTimeout;
     }
     // The timeout only ever grows: one setsockopt per connection, not one per command.
@@ -37,6 +42,10 @@ auto Session::guarded(milliseconds min_timeout, F&& f) {
         connection_.reset();
         throw;
     }
+}
+
+RedisEndpoint Session::node() {
+    return guarded(milliseconds{0}, [](redis::Connection& c) { return c.node(); });
 }
 
 redis::Reply Session::command(const std::vector<std::string>& args) {

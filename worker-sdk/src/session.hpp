@@ -1,7 +1,7 @@
 #pragma once
 
-// One thread's Redis connection for the worker SDK: connects lazily, reconnects after a
-// failure, and runs Lua scripts by their SHA1.
+// One thread's Redis connection for the worker SDK: connects lazily (to the node serving the
+// queue's keys), reconnects after a failure, and runs Lua scripts by their SHA1.
 
 #include <atomic>
 #include <chrono>
@@ -32,7 +32,8 @@ struct Script {
 
 class Session {
 public:
-    explicit Session(RedisAddress address) : address_(std::move(address)) {}
+    // For the keys of `queue`, which all live on one node (see common/keys.hpp).
+    Session(RedisAddress address, const std::string& queue);
 
     // Any of these throws redis::IoError (and forgets the connection, so the next call
     // reconnects) or redis::ReplyError (the connection stays usable).
@@ -49,6 +50,8 @@ public:
     redis::Reply read_reply();
 
     void reset() { connection_.reset(); }
+    // The node this session talks to (connecting if it has no connection).
+    RedisEndpoint node();
 
     static std::vector<std::string> script_call(const char* verb, const std::string& script,
                                                 const std::vector<std::string>& keys,
@@ -60,6 +63,7 @@ private:
     auto guarded(milliseconds min_timeout, F&& f);
 
     RedisAddress address_;
+    std::string route_;  // a key of the queue: where the connection goes
     std::optional<redis::Connection> connection_;
     milliseconds timeout_{0};
 };

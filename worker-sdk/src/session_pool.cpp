@@ -4,7 +4,7 @@ namespace rowpump::details {
 
 Session SessionPool::take() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (idle_.empty()) return Session(address_);
+    if (idle_.empty()) return Session(address_, queue_);
     Session session = std::move(idle_.back());
     idle_.pop_back();
     return session;

@@ -15,7 +15,8 @@ namespace rowpump::details {
 
 class SessionPool {
 public:
-    explicit SessionPool(RedisAddress address) : address_(std::move(address)) {}
+    SessionPool(RedisAddress address, std::string queue)
+        : address_(std::move(address)), queue_(std::move(queue)) {}
 
     // Runs f(Session&) on a borrowed session and returns what it returns. Redis errors
     // become the public API's: ConnectionError (the session reconnects on its next use) or
@@ -42,6 +43,7 @@ private:
     void give_back(Session session) noexcept;
 
     RedisAddress address_;
+    std::string queue_;
     std::mutex mutex_;
     std::vector<Session> idle_;
 };

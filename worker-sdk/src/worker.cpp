@@ -30,7 +30,7 @@ struct Worker::Impl {
           keys(options.queue, options.worker_id),
           log(options.log, options.worker_id),
           declared(options.queue),
-          pool(options.redis),
+          pool(options.redis, options.queue),
           held(keys, scripts.complete, log),
           fetcher(options, keys, scripts.complete, scripts.take, held, log, stop_requested),
           reporter(options, keys, scripts.complete, log, stop_requested),

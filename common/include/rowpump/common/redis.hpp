@@ -2,9 +2,14 @@
 
 // A small owning wrapper over a hiredis 0.14 synchronous context (RESP2), after
 // redis-plus-plus: RAII handles, typed errors, optional for "nothing there".
+// A connection goes to the node that serves a key now (redis_route.hpp: the server, the
+// Sentinel group's master, or the Cluster node owning the key's slot). Replies that say the
+// node no longer serves it (a failover, a resharding) break the connection like a network
+// error, so every caller's reconnect-with-backoff asks again; an ASK redirect is followed.
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -28,6 +33,12 @@ class Error : public std::runtime_error {
 class IoError : public Error {
     using Error::Error;
 };
+// The node cannot serve the command now: MOVED, TRYAGAIN, CLUSTERDOWN (resharding, Cluster
+// failover), READONLY, MASTERDOWN, UNBLOCKED (a Sentinel failover made it a replica),
+// LOADING. The connection is broken: reconnecting finds the node that serves the key now.
+class UnavailableError : public IoError {
+    using IoError::IoError;
+};
 // The server answered with an error (wrong type, script error, NOAUTH, ...).
 class ReplyError : public Error {
     using Error::Error;
@@ -40,6 +51,15 @@ struct ReplyDeleter {
     void operator()(redisReply* r) const noexcept;
 };
 
+// A reply as plain values, for nested replies (CLUSTER SLOTS, ROLE).
+struct Value {
+    enum class Type { nil, integer, text, array };
+    Type type = Type::nil;
+    std::int64_t integer = 0;
+    std::string text;  // status or bulk string
+    std::vector<Value> elements;
+};
+
 class Reply {
 public:
     explicit Reply(redisReply* raw) : raw_(raw) {}
@@ -49,6 +69,7 @@ public:
     std::string string() const;                          // status or bulk string
     std::vector<std::string> strings() const;            // array of bulk strings (nil array: empty)
     std::optional<std::string> optional_string() const;  // nil -> nullopt
+    Value value() const;                                 // any reply but an error
 
 private:
     std::unique_ptr<redisReply, ReplyDeleter> raw_;
@@ -56,9 +77,19 @@ private:
 
 class Connection {
 public:
-    // Connects and authenticates; throws IoError or ReplyError.
+    // Connects to the node that serves `key` (any key for a command without keys, such as
+    // PING) and authenticates; throws IoError or ReplyError.
+    static Connection connect_for(
+        const RedisAddress& address, std::string_view key,
+        std::chrono::milliseconds command_timeout = kDefaultCommandTimeout);
+    // For commands without keys.
     static Connection connect(const RedisAddress& address,
-                              std::chrono::milliseconds command_timeout = kDefaultCommandTimeout);
+                              std::chrono::milliseconds command_timeout = kDefaultCommandTimeout) {
+        return connect_for(address, {}, command_timeout);
+    }
+    // Exactly this node, with the address's login (`login.host` and the modes are not used).
+    static Connection open(const RedisEndpoint& node, const RedisAddress& login,
+                           std::chrono::milliseconds command_timeout);
 
     Connection(Connection&&) noexcept;
     Connection& operator=(Connection&&) noexcept;
@@ -84,16 +115,27 @@ public:
     void set_timeout(std::chrono::milliseconds timeout);
 
     bool broken() const noexcept { return broken_; }
+    const RedisEndpoint& node() const noexcept { return node_; }
 
 private:
     struct ContextDeleter {
         void operator()(redisContext* c) const noexcept;
     };
-    Connection(redisContext* context, std::chrono::milliseconds timeout);
+    Connection(redisContext* context, RedisEndpoint node, std::chrono::milliseconds timeout);
     [[noreturn]] void fail_io(const char* what);
+    [[noreturn]] void fail_unavailable(std::string_view error);
+    void check_master();
+    Reply follow_ask(std::string_view error, const std::vector<std::string>& args);
 
     std::unique_ptr<redisContext, ContextDeleter> context_;
+    RedisEndpoint node_;
+    std::chrono::milliseconds timeout_;
     bool broken_ = false;
+    // Cluster only: the login for nodes an ASK names, the commands sent and not yet answered
+    // (an ASK names one of them), and the connection to the last node an ASK named.
+    std::unique_ptr<RedisAddress> cluster_login_;
+    std::deque<std::vector<std::string>> unanswered_;
+    std::unique_ptr<Connection> asked_;
 };
 
 }  // namespace rowpump::redis

@@ -25,6 +25,16 @@ extern const char* const kTakeScript;
 //   KEYS[1] heartbeat, KEYS[2] processing list, KEYS[3] workers set; ARGV[1] worker id
 extern const char* const kLeaveScript;
 
+// Run by a worker's heartbeat when the queue moved to another node (a Sentinel or Cluster
+// failover, a resharding): gives every task in its processing list back to the head of the
+// ready list. A report acknowledged by the old master and lost in the failover leaves its task
+// in the processing list although the worker is done with it; given back, it runs again (its
+// first outcome was never applied, or the settled token makes it count once). Tasks still in
+// hand run twice; their first reports are refused (no longer in the processing list). Returns
+// how many tasks it gave back.
+//   KEYS[1] processing list, KEYS[2] ready list
+extern const char* const kGiveBackScript;
+
 // Run by the dispatcher to take back the tasks of a worker whose heartbeat expired.
 // Atomic with respect to the worker's own reports. Returns the ready messages it took.
 //   KEYS[1] heartbeat, KEYS[2] processing list, KEYS[3] workers set; ARGV[1] worker id

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "rowpump/redis_address.hpp"
+
 namespace rowpump::testing {
 
 class MariaDb;
@@ -35,6 +37,8 @@ struct ConfigSpec {
     int redis_port = 6379;
     std::string redis_user;      // empty: the default user
     std::string redis_password;  // empty: none
+    // Instead of redis_host and redis_port: sentinels and master, or cluster (redis_lines_for).
+    std::vector<std::string> redis_lines;
     std::string database;
     std::string user;
     std::string password;
@@ -50,6 +54,9 @@ ConfigSpec config_for(const MariaDb& mysql, const RedisServer& redis, const std:
 std::string render_config(const ConfigSpec& spec);
 // Writes the config to `path` and returns `path`.
 std::string write_config(const std::string& path, const ConfigSpec& spec);
+
+// The `redis:` lines naming a Sentinel group's or a Cluster's nodes (for ConfigSpec).
+std::vector<std::string> redis_lines_for(const RedisAddress& address);
 
 // A YAML double-quoted scalar.
 std::string yaml_quote(const std::string& text);

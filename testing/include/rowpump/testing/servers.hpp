@@ -5,8 +5,10 @@
 // and started again on the same port with the same data, for restart tests.
 // Start, stop and kill them from the test's main thread (see ChildProcess).
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rowpump/common/redis.hpp"
 #include "rowpump/testing/mysql_client.hpp"
@@ -57,7 +59,9 @@ private:
 
 class RedisServer {
 public:
-    RedisServer();  // started; no persistence, so a restart starts empty
+    // Started; no persistence, so a restart starts empty. `extra_args` are more
+    // redis-server options ("--cluster-enabled", "yes", ...).
+    explicit RedisServer(std::vector<std::string> extra_args = {});
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -79,7 +83,15 @@ private:
 
     TempDir dir_;
     int port_;
+    std::vector<std::string> extra_args_;
     std::unique_ptr<ChildProcess> process_;
 };
+
+// The path of `name` in /usr/bin or /usr/local/bin; throws if it is not installed.
+std::string find_server_program(const std::string& name);
+
+// A connection to exactly the Redis (or sentinel) on loopback port `port`, without a login.
+redis::Connection connect_redis_port(int port,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 }  // namespace rowpump::testing

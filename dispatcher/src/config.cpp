@@ -43,8 +43,6 @@ SqlFragment read_fragment_without_placeholders(const Reader& r, const Item& item
     return result;
 }
 
-}
-
 Rate read_rate(const Reader& r, const Item& item) {
     auto text = r.scalar(item, "a rate like 1/3s");
     auto rate = parse_rate(text);

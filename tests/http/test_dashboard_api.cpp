@@ -1,5 +1,5 @@
 // The dashboard's JSON and its actions: tokens, retry, discard, pause, and their effect in
-// MySQL and Redis.
+// MySQL and Redis; for a queue with shards too, with the due count summed over them.
 
 #include <array>
 #include <set>
@@ -128,7 +128,7 @@ TEST_CASE("dashboard: a queue with shards lists every shard's dead rows, acts on
         queue.extra_lines.push_back("    mysql: { port: " + std::to_string(server.port()) +
                                     ", database: " + databases[i] + " }");
     }
-    HttpSystem sys(queue, 1);
+    HttpSystem sys(queue, 1, fast_due_count());
     auto dead_on = [&](std::size_t shard) {
         return server.connect(databases[shard])
             .scalar(
@@ -139,7 +139,10 @@ TEST_CASE("dashboard: a queue with shards lists every shard's dead rows, acts on
         server.connect(database).exec(
             "UPDATE user_block_status SET rp_dead_at = NOW(), rp_attempts = 3 WHERE user_id = 2");
     }
+    // Paused, the rows stay due: the leader's count is both shards' due rows, the dead not.
+    REQUIRE(rowpump_cli({"pause", "-c", sys.config, "users"}).status.success());
     sys.start();
+    CHECK(eventually(10s, [&] { return sys.metric("rowpump_due_backlog") == 4; }));
 
     REQUIRE(eventually(10s, [&] {
         return json::parse(sys.get("/api/state").body)["queues"][0]["dead"].size() == 2;
@@ -162,6 +165,7 @@ TEST_CASE("dashboard: a queue with shards lists every shard's dead rows, acts on
     CHECK(retried.status == 200);
     CHECK(dead_on(1) == 0);
     CHECK(dead_on(0) == 1);
+    CHECK(eventually(10s, [&] { return sys.metric("rowpump_due_backlog") == 5; }));
     CHECK(sys.post("/api/queues/users/discard", R"({"ids":["2"],"shard":"s0","mode":"forget"})")
               .status == 200);
     CHECK(dead_on(0) == 0);

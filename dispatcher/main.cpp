@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
     retry->add_option("queue", queue, "queue name")->required();
     retry->add_option("ids", ids, "row ids");
     retry->add_flag("--all", all, "every dead row of the queue");
+    std::string shard;
+    retry->add_option("--shard", shard,
+                      "the shard whose rows to revive (required for a queue with shards)");
     std::string set;
     retry->add_option(
         "--set", set,
@@ -111,5 +114,5 @@ int main(int argc, char** argv) {
     if (*pause || *resume)
         return rowpump::command_pause(config, queue, pause->parsed(), std::cout, std::cerr);
     if (*dead) return rowpump::command_dead(config, queue, limit, std::cout, std::cerr);
-    return rowpump::command_retry(config, queue, ids, all, set, std::cout, std::cerr);
+    return rowpump::command_retry(config, queue, shard, ids, all, set, std::cout, std::cerr);
 }

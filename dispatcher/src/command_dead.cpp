@@ -4,8 +4,10 @@
 #include <cppconn/statement.h>
 #include <mysql_connection.h>
 
+#include <algorithm>
 #include <memory>
 #include <ostream>
+#include <vector>
 
 #include "queue_argument.hpp"
 #include "rowpump/dispatcher/commands.hpp"
@@ -15,25 +17,52 @@
 
 namespace rowpump {
 
+namespace {
+
+struct Listed {
+    std::string dead_at;  // sorts as text: the server gives 'YYYY-MM-DD hh:mm:ss'
+    std::string line;
+};
+
+// The newest `limit` dead rows of one source, each line led by `shard` (when not empty).
+void list_source(const QueueSource& source, const std::string& shard, int limit,
+                 std::vector<Listed>& rows) {
+    auto conn = connect_mysql(source.config.mysql);
+    std::unique_ptr<sql::PreparedStatement> stmt(
+        conn->prepareStatement(QueueSql(source.queue).list_dead()));
+    stmt->setInt(1, limit);
+    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
+    while (rs->next()) {
+        std::string line = shard.empty() ? "" : shard + "\t";
+        line += rs->getString(1) + "\t" + std::to_string(rs->getInt64(2)) + "\t" +
+                rs->getString(4) + "\t" +
+                (rs->isNull(3) ? std::string() : std::string(rs->getString(3))) + "\n";
+        rows.push_back({rs->getString(4), std::move(line)});
+    }
+}
+
+}  // namespace
+
 int command_dead(const Config& config, const std::string& queue_name, int limit, std::ostream& out,
                  std::ostream& err) {
     const auto* queue = find_queue_or_complain(config, queue_name, err);
-    if (queue == nullptr || !unsharded_or_complain(*queue, err)) return 1;
+    if (queue == nullptr) return 1;
+    std::vector<Listed> rows;
     try {
-        auto conn = connect_mysql(config.mysql);
-        std::unique_ptr<sql::PreparedStatement> stmt(
-            conn->prepareStatement(QueueSql(*queue).list_dead()));
-        stmt->setInt(1, limit);
-        std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
-        out << "id\tattempts\tdead_at\tlast_error\n";
-        while (rs->next()) {
-            out << rs->getString(1) << "\t" << rs->getInt64(2) << "\t" << rs->getString(4) << "\t"
-                << (rs->isNull(3) ? std::string() : std::string(rs->getString(3))) << "\n";
+        for (const auto& source : queue_sources(config, *queue)) {
+            list_source(source, source.queue.shard ? queue->shards[*source.queue.shard].name : "",
+                        limit, rows);
         }
     } catch (const sql::SQLException& e) {
         err << "mysql: " << describe(e) << "\n";
         return 1;
     }
+    // Newest first over all shards, as each shard lists its own.
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Listed& a, const Listed& b) { return a.dead_at > b.dead_at; });
+    if (rows.size() > static_cast<std::size_t>(limit)) rows.resize(limit);
+    out << (queue->shards.empty() ? "" : "shard\t") << "id\tattempts\tdead_at\tlast_error\n";
+    for (const auto& row : rows) out << row.line;
     return 0;
 }
 

@@ -10,11 +10,14 @@
 
 namespace rowpump {
 
-int command_retry(const Config& config, const std::string& queue_name,
+int command_retry(const Config& config, const std::string& queue_name, const std::string& shard,
                   const std::vector<std::string>& ids, bool all, const std::string& set_text,
                   std::ostream& out, std::ostream& err) {
-    const auto* queue = find_queue_or_complain(config, queue_name, err);
-    if (queue == nullptr || !unsharded_or_complain(*queue, err)) return 1;
+    const auto* found = find_queue_or_complain(config, queue_name, err);
+    if (found == nullptr) return 1;
+    const auto source = source_or_complain(config, *found, shard, "--shard", err);
+    if (!source) return 1;
+    const auto* queue = &source->queue;
     if (all == !ids.empty()) {
         err << "give either ids or --all\n";
         return 1;
@@ -31,15 +34,15 @@ int command_retry(const Config& config, const std::string& queue_name,
         }
     }
     try {
-        const Revived revived = revive_dead_rows(config, *queue, ids, set);
+        const Revived revived = revive_dead_rows(source->config, *queue, ids, set);
         if (!revived.committed()) {
-            err << "queue " << queue->name << ": "
+            err << "queue " << queue->label() << ": "
                 << explain_not_due(*queue, revived, set.has_value());
             return 1;
         }
-        out << "queue " << queue->name << ": " << revived.rows << " dead row(s) are due again\n";
+        out << "queue " << queue->label() << ": " << revived.rows << " dead row(s) are due again\n";
         if (!all && revived.rows < static_cast<std::int64_t>(ids.size())) {
-            err << "queue " << queue->name << ": "
+            err << "queue " << queue->label() << ": "
                 << static_cast<std::int64_t>(ids.size()) - revived.rows
                 << " of the given ids are not dead rows\n";
             return 1;

@@ -13,7 +13,6 @@
 #include "queue_status.hpp"
 #include "rowpump/common/redis_connections.hpp"
 #include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql_errors.hpp"
 
 namespace rowpump {
@@ -119,9 +118,10 @@ void print_json(std::ostream& out, const QueueStatus& s, const Rates& r) {
 int command_status(const Config& config, Millis watch, int count, bool as_json, std::ostream& out,
                    std::ostream& err) {
     try {
-        auto mysql = connect_mysql(config.mysql);
+        MysqlServers mysql;
+        mysql.at(config.mysql);  // an unreachable server is an error up front
         redis::Connections redis(config.redis);
-        QueueStatusReader reader(config, *mysql, redis);
+        QueueStatusReader reader(config, mysql, redis);
         std::map<std::string, QueueStatus> previous;
         auto last = std::chrono::steady_clock::now();
         if (!as_json) print_header(out);

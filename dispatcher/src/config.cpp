@@ -289,11 +289,12 @@ std::vector<QueueSource> queue_sources(const Config& config, const QueueConfig& 
     return sources;
 }
 
+bool same_server(const MysqlConfig& a, const MysqlConfig& b) {
+    return a.host == b.host && a.port == b.port && a.user == b.user && a.password == b.password &&
+           a.database == b.database;
+}
+
 std::vector<Config> configs_by_server(const Config& config) {
-    auto same_server = [](const MysqlConfig& a, const MysqlConfig& b) {
-        return a.host == b.host && a.port == b.port && a.user == b.user &&
-               a.password == b.password && a.database == b.database;
-    };
     std::vector<Config> parts;
     for (const auto& queue : config.queues) {
         for (auto& source : queue_sources(config, queue)) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 
 #include "http_routes.hpp"
@@ -45,6 +46,15 @@ std::vector<std::string> ids_of(const json& body) {
     return ids;
 }
 
+// The shard the body names ("shard"), or the queue itself without shards.
+QueueSource source_of(const Config& config, const QueueConfig& queue, const json& body) {
+    std::ostringstream problem;
+    auto source =
+        source_or_complain(config, queue, body.value("shard", std::string()), "\"shard\"", problem);
+    if (!source) throw BadRequest(problem.str().substr(0, problem.str().size() - 1));
+    return std::move(*source);
+}
+
 std::int64_t update_rows(const Config& config, const std::string& statement,
                          const std::vector<std::string>& ids) {
     MysqlThread mysql_thread;
@@ -59,24 +69,28 @@ std::string list(const std::vector<std::string>& ids) {
 }
 
 // Runs one action; returns what it changed, in words, for the log and the answer.
-std::string run_action(const Config& config, const QueueConfig& queue, const std::string& action,
+std::string run_action(const Config& full, const QueueConfig& named, const std::string& action,
                        const json& body, const std::string& who) {
-    const QueueSql sql(queue);
     if (action == "pause" || action == "resume") {
         auto redis =
-            redis::Connection::connect_for(config.redis, protocol::keys_for(queue.name).prefix);
-        const bool changed = action == "pause" ? protocol::pause_queue(redis, queue.name, who)
-                                               : protocol::resume_queue(redis, queue.name);
+            redis::Connection::connect_for(full.redis, protocol::keys_for(named.name).prefix);
+        const bool changed = action == "pause" ? protocol::pause_queue(redis, named.name, who)
+                                               : protocol::resume_queue(redis, named.name);
         return std::string(action == "pause" ? "paused" : "resumed") +
                (changed ? "" : " (it already was)");
     }
+    // Dead rows are changed on one shard: ids are per shard.
+    const auto source = source_of(full, named, body);
+    const auto& config = source.config;
+    const auto& queue = source.queue;
+    const std::string where = queue.shard ? "shard " + queue.shards[*queue.shard].name + ": " : "";
     if (action == "retry") {
         const bool all = body.value("all", false);
         const auto ids = all ? std::vector<std::string>{} : ids_of(body);
         MysqlThread mysql_thread;
         const Revived revived = revive_dead_rows(config, queue, ids, std::nullopt);
         if (!revived.committed()) throw BadRequest(explain_not_due(queue, revived, false));
-        return "retry " + (all ? std::string("all dead rows") : "ids " + list(ids)) + ": " +
+        return where + "retry " + (all ? std::string("all dead rows") : "ids " + list(ids)) + ": " +
                std::to_string(revived.rows) + " dead row(s) due again";
     }
     const auto mode = body.value("mode", std::string("on_dead"));
@@ -85,8 +99,9 @@ std::string run_action(const Config& config, const QueueConfig& queue, const std
     if (mode == "on_dead" && !queue.on_dead)
         throw BadRequest("queue " + queue.name + " has no on_dead clause: use mode forget");
     const auto ids = ids_of(body);
-    const auto n = update_rows(config, sql.discard_ids(ids.size(), mode == "on_dead"), ids);
-    return "discard (" + mode + ") ids " + list(ids) + ": " + std::to_string(n) +
+    const auto n =
+        update_rows(config, QueueSql(queue).discard_ids(ids.size(), mode == "on_dead"), ids);
+    return where + "discard (" + mode + ") ids " + list(ids) + ": " + std::to_string(n) +
            " dead row(s) discarded";
 }
 
@@ -130,9 +145,6 @@ void add_action_routes(httplib::Server& server, const HttpContext& context) {
                     const auto* queue = context.config.find_queue(req.matches[1].str());
                     if (queue == nullptr) return answer(res, 404, {{"error", "unknown queue"}});
                     const std::string action = req.matches[2].str();
-                    if (!queue->shards.empty() && (action == "retry" || action == "discard")) {
-                        return answer(res, 501, {{"error", kShardedRowsNotYet}});
-                    }
                     try {
                         const json body = req.body.empty() ? json::object() : json::parse(req.body);
                         if (!body.is_object()) throw BadRequest("the body must be a JSON object");

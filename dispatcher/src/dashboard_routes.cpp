@@ -27,8 +27,11 @@ json history_json(const QueueView& view, std::int64_t since_ms) {
 json dead_json(const QueueView& view) {
     json rows = json::array();
     for (const auto& d : view.dead) {
-        rows.push_back(
-            {{"id", d.id}, {"attempts", d.attempts}, {"error", d.error}, {"dead_at", d.dead_at}});
+        rows.push_back({{"shard", d.shard},
+                        {"id", d.id},
+                        {"attempts", d.attempts},
+                        {"error", d.error},
+                        {"dead_at", d.dead_at}});
     }
     return rows;
 }

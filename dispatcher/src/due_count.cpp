@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "mysql_servers.hpp"
 #include "rowpump/dispatcher/queue_sql.hpp"
 
 namespace rowpump {
@@ -25,6 +26,20 @@ protocol::QueueGauges count_due(sql::Connection& mysql, const QueueConfig& queue
     if (!rs->isNull(2))
         g.oldest_due_age = Millis(std::max<std::int64_t>(0, rs->getInt64(2) / 1000));
     return g;
+}
+
+protocol::QueueGauges count_due_everywhere(MysqlServers& servers, const Config& config,
+                                           const QueueConfig& queue) {
+    protocol::QueueGauges sum;
+    for (const auto& source : queue_sources(config, queue)) {
+        const auto g = count_due(servers.at(source.config.mysql), source.queue, config.due_count);
+        sum.at_ms = g.at_ms;
+        sum.due += g.due;
+        sum.due_capped = sum.due_capped || g.due_capped;
+        if (g.oldest_due_age && (!sum.oldest_due_age || *g.oldest_due_age > *sum.oldest_due_age))
+            sum.oldest_due_age = g.oldest_due_age;
+    }
+    return sum;
 }
 
 }  // namespace rowpump

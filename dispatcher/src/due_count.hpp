@@ -14,8 +14,16 @@ class Connection;
 
 namespace rowpump {
 
+class MysqlServers;
+
 // Counts now; throws sql::SQLException (error 1969 when the statement ran out of time).
 protocol::QueueGauges count_due(sql::Connection& mysql, const QueueConfig& queue,
                                 const DueCountConfig& limits);
+
+// The count over every source of `queue` (queue_sources: each shard, or the queue itself):
+// the due rows add up, the count is capped when any shard's was, and the oldest due age is the
+// oldest of any shard. Throws sql::SQLException.
+protocol::QueueGauges count_due_everywhere(MysqlServers& servers, const Config& config,
+                                           const QueueConfig& queue);
 
 }  // namespace rowpump

@@ -94,7 +94,7 @@ void Observer::round(bool slow, bool forced) {
             auto& redis = redis_.for_key(protocol::keys_for(config_.queues[i].name).prefix);
             if (sampling_) sample(i, redis);
             if (slow) publish(i, redis);
-            if (slow && sampling_ && config_.queues[i].shards.empty()) read_dead(i, forced);
+            if (slow && sampling_) read_dead(i, forced);
         }
     } catch (const sql::SQLException& e) {
         mysql_.reset();
@@ -112,11 +112,6 @@ void Observer::round(bool slow, bool forced) {
     failing_ = !problem.empty();
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& view : views_) view.problem = problem;
-}
-
-sql::Connection& Observer::mysql() {
-    if (!mysql_) mysql_ = connect_mysql(config_.mysql);
-    return *mysql_;
 }
 
 void Observer::sample(std::size_t i, redis::Connection& redis) {
@@ -171,10 +166,11 @@ void Observer::publish(std::size_t i, redis::Connection& redis) {
         if (protocol::unix_ms() - d.at_ms > protocol::kDispatcherForgotten.count())
             redis.command({"HDEL", keys.dispatchers, d.id});
     }
-    if (!queue.shards.empty()) return;  // counted for queues without shards only, for now
+    // With shards, the leader of any shard counts them all (another dispatcher leading another
+    // shard writes the same sum).
     protocol::QueueGauges gauges;
     try {
-        gauges = count_due(mysql(), queue, config_.due_count);
+        gauges = count_due_everywhere(mysql_, config_, queue);
     } catch (const sql::SQLException& e) {
         if (is_connection_error(e)) throw;
         spdlog::warn("queue {}: counting the due rows failed ({}); see due_count in the README",
@@ -203,16 +199,24 @@ void Observer::read_dead(std::size_t i, bool forced) {
     }
     ++rounds_;
     if (!forced && dead_counter == dead_seen_[i] && rounds_ % kDeadRereadRounds != 0) return;
-    std::unique_ptr<sql::PreparedStatement> stmt(
-        mysql().prepareStatement(QueueSql(config_.queues[i]).list_dead()));
-    stmt->setInt(1, static_cast<int>(kDeadShown));
-    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
     std::vector<DeadRow> rows;
-    while (rs->next()) {
-        rows.push_back({rs->getString(1), rs->getInt64(2),
-                        rs->isNull(3) ? std::string() : std::string(rs->getString(3)),
-                        rs->getString(4)});
+    const auto& queue = config_.queues[i];
+    for (const auto& source : queue_sources(config_, queue)) {
+        std::unique_ptr<sql::PreparedStatement> stmt(
+            mysql_.at(source.config.mysql).prepareStatement(QueueSql(source.queue).list_dead()));
+        stmt->setInt(1, static_cast<int>(kDeadShown));
+        std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
+        const std::string shard = source.queue.shard ? queue.shards[*source.queue.shard].name : "";
+        while (rs->next()) {
+            rows.push_back({shard, rs->getString(1), rs->getInt64(2),
+                            rs->isNull(3) ? std::string() : std::string(rs->getString(3)),
+                            rs->getString(4)});
+        }
     }
+    // Newest first over every shard ('YYYY-MM-DD hh:mm:ss' sorts as text).
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const DeadRow& a, const DeadRow& b) { return a.dead_at > b.dead_at; });
+    if (rows.size() > kDeadShown) rows.resize(kDeadShown);
     dead_seen_[i] = dead_counter;
     std::lock_guard<std::mutex> lock(mutex_);
     views_[i].dead = std::move(rows);

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "mysql_servers.hpp"
 #include "rowpump/common/queue_gauges.hpp"
 #include "rowpump/common/queue_state.hpp"
 #include "rowpump/common/redis_connections.hpp"
@@ -35,6 +36,7 @@ class Connection;
 namespace rowpump {
 
 struct DeadRow {
+    std::string shard;  // empty for a queue without shards
     std::string id;
     std::int64_t attempts = 0;
     std::string error;
@@ -87,7 +89,6 @@ private:
     void sample(std::size_t i, redis::Connection& redis);
     void publish(std::size_t i, redis::Connection& redis);
     void read_dead(std::size_t i, bool forced);
-    sql::Connection& mysql();  // connects when needed
 
     const Config& config_;
     MetricsSet& metrics_;
@@ -97,7 +98,7 @@ private:
     std::vector<QueueView> views_;
     std::vector<std::int64_t> dead_seen_;  // the dead counter when the dead rows were read
     redis::Connections redis_;             // one per node serving the queues
-    std::unique_ptr<sql::Connection> mysql_;
+    MysqlServers mysql_;                   // the config's server and every shard's
     bool failing_ = false;
     std::int64_t rounds_ = 0;
     std::mutex wake_mutex_;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "rowpump/dispatcher/config.hpp"
@@ -12,12 +13,13 @@ namespace rowpump {
 const QueueConfig* find_queue_or_complain(const Config& config, const std::string& name,
                                           std::ostream& err);
 
-// Listing and changing dead rows (dead, retry, the dashboard's actions and list) work on
-// queues without shards only, for now.
-inline constexpr const char* kShardedRowsNotYet =
-    "the queue has shards; dead rows are listed and revived only for queues without shards "
-    "(query each shard's table: rp_dead_at IS NOT NULL)";
-// False after telling `err` so, for a queue with shards.
-bool unsharded_or_complain(const QueueConfig& queue, std::ostream& err);
+// The source (queue_sources) whose rows a command changes: the queue itself without shards,
+// the shard named `shard` with them. A queue with shards needs the name, since each shard is
+// its own table and the same id may be a different row on each. nullopt after telling `err`
+// what is wrong (a name for a queue without shards, none or an unknown one for one with);
+// `option` is how the caller's user gives the name ("--shard", "\"shard\"").
+std::optional<QueueSource> source_or_complain(const Config& config, const QueueConfig& queue,
+                                              const std::string& shard, const std::string& option,
+                                              std::ostream& err);
 
 }  // namespace rowpump

@@ -28,7 +28,7 @@ QueueStatus QueueStatusReader::read(const QueueConfig& queue) {
             s.standby.push_back(d.id);
     }
     s.gauges = protocol::parse_gauges(redis.command({"HGETALL", keys.gauges}).strings());
-    if (!s.gauges && queue.shards.empty()) {  // with shards nobody counts, for now
+    if (!s.gauges) {
         s.counted_here = true;
         s.gauges = own_count(queue);
     }
@@ -42,7 +42,7 @@ std::optional<protocol::QueueGauges> QueueStatusReader::own_count(const QueueCon
         return it->second.gauges;
     Counted counted{now, std::nullopt};
     try {
-        counted.gauges = count_due(mysql_, queue, config_.due_count);
+        counted.gauges = count_due_everywhere(mysql_, config_, queue);
     } catch (const sql::SQLException& e) {
         if (is_connection_error(e)) throw;
         std::cerr << "queue " << queue.name << ": counting the due rows failed: " << describe(e)

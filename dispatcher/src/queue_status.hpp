@@ -2,7 +2,8 @@
 
 // What `rowpump status` shows of a queue: Redis state, the leader's published due count
 // (rowpump:{q}:gauges) or, when no leader published one lately, a count of its own made the
-// same bounded way at most every due_count.interval, and who leads.
+// same bounded way at most every due_count.interval (summed over the shards of a queue that has
+// them), and who leads.
 
 #include <chrono>
 #include <map>
@@ -10,14 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "mysql_servers.hpp"
 #include "rowpump/common/queue_gauges.hpp"
 #include "rowpump/common/queue_state.hpp"
 #include "rowpump/common/redis_connections.hpp"
 #include "rowpump/dispatcher/config.hpp"
-
-namespace sql {
-class Connection;
-}  // namespace sql
 
 namespace rowpump {
 
@@ -33,7 +31,7 @@ struct QueueStatus {
 
 class QueueStatusReader {
 public:
-    QueueStatusReader(const Config& config, sql::Connection& mysql, redis::Connections& redis)
+    QueueStatusReader(const Config& config, MysqlServers& mysql, redis::Connections& redis)
         : config_(config), mysql_(mysql), redis_(redis) {}
 
     QueueStatus read(const QueueConfig& queue);
@@ -42,7 +40,7 @@ private:
     std::optional<protocol::QueueGauges> own_count(const QueueConfig& queue);
 
     const Config& config_;
-    sql::Connection& mysql_;
+    MysqlServers& mysql_;
     redis::Connections& redis_;
     struct Counted {
         std::chrono::steady_clock::time_point at;

@@ -53,9 +53,10 @@ function addQueue(name) {
   $(el, "tbody").addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button) return;
-    const id = button.closest("tr").dataset.id;
-    if (button.dataset.action === "retry") act(name, "retry", { ids: [id] });
-    else act(name, "discard", { ids: [id], mode: $(el, ".discard-mode").value });
+    const { id, shard } = button.closest("tr").dataset;
+    const where = shard ? { shard } : {};  // ids are per shard
+    if (button.dataset.action === "retry") act(name, "retry", { ids: [id], ...where });
+    else act(name, "discard", { ids: [id], mode: $(el, ".discard-mode").value, ...where });
   });
   document.getElementById("queues").appendChild(el);
   const q = { el, history: [] };
@@ -114,7 +115,8 @@ function deadRows(el, dead) {
     ...dead.map((row) => {
       const tr = document.createElement("tr");
       tr.dataset.id = row.id;
-      for (const [cls, text] of [["id", row.id], ["attempts", row.attempts], ["at", row.dead_at], ["error", row.error]]) {
+      tr.dataset.shard = row.shard;
+      for (const [cls, text] of [["id", row.shard ? `${row.shard}: ${row.id}` : row.id], ["attempts", row.attempts], ["at", row.dead_at], ["error", row.error]]) {
         const td = document.createElement("td");
         td.className = cls;
         td.textContent = text;

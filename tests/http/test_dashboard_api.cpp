@@ -1,5 +1,9 @@
 // The dashboard's JSON and its actions: tokens, retry, discard, pause, and their effect in
-// MySQL and Redis.
+// MySQL and Redis; for a queue with shards too, with the due count summed over them.
+
+#include <array>
+#include <set>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -106,4 +110,65 @@ TEST_CASE("dashboard actions are refused unless switched on", "[http][dashboard]
     CHECK(page.status == 200);
     CHECK(contains(page.body, "<script src=\"dashboard.js\""));
     CHECK(sys.get("/dashboard.js").status == 200);
+}
+
+TEST_CASE("dashboard: a queue with shards lists every shard's dead rows, acts on the one named",
+          "[http][dashboard][shards]") {
+    // Two shards as two databases of a server of their own; the same ids on both.
+    MariaDb server;
+    const std::array<std::string, 2> names{"s0", "s1"};
+    const std::array<std::string, 2> databases{server.create_database(), server.create_database()};
+    QueueSpec queue = e2e_queue();
+    queue.extra_lines.push_back("shards:");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        auto db = server.connect(databases[i]);
+        create_e2e_table(db);
+        insert_e2e_rows(db, 1, 3);
+        queue.extra_lines.push_back("  - name: " + names[i]);
+        queue.extra_lines.push_back("    mysql: { port: " + std::to_string(server.port()) +
+                                    ", database: " + databases[i] + " }");
+    }
+    HttpSystem sys(queue, 1, fast_due_count());
+    auto dead_on = [&](std::size_t shard) {
+        return server.connect(databases[shard])
+            .scalar(
+                "SELECT COUNT(*) FROM user_block_status WHERE user_id = 2 AND "
+                "rp_dead_at IS NOT NULL");
+    };
+    for (const auto& database : databases) {
+        server.connect(database).exec(
+            "UPDATE user_block_status SET rp_dead_at = NOW(), rp_attempts = 3 WHERE user_id = 2");
+    }
+    // Paused, the rows stay due: the leader's count is both shards' due rows, the dead not.
+    REQUIRE(rowpump_cli({"pause", "-c", sys.config, "users"}).status.success());
+    sys.start();
+    CHECK(eventually(10s, [&] { return sys.metric("rowpump_due_backlog") == 4; }));
+
+    REQUIRE(eventually(10s, [&] {
+        return json::parse(sys.get("/api/state").body)["queues"][0]["dead"].size() == 2;
+    }));
+    std::set<std::string> listed;
+    const auto state = json::parse(sys.get("/api/state").body);
+    for (const auto& row : state["queues"][0]["dead"])
+        listed.insert(row["shard"].get<std::string>() + ":" + row["id"].get<std::string>());
+    CHECK(listed == std::set<std::string>{"s0:2", "s1:2"});
+
+    const auto unnamed = sys.post("/api/queues/users/retry", R"({"ids":["2"]})");
+    CHECK(unnamed.status == 400);
+    CHECK(contains(unnamed.body, "has shards (s0, s1): give \\\"shard\\\""));
+    CHECK(sys.post("/api/queues/users/retry", R"({"ids":["2"],"shard":"s9"})").status == 400);
+    CHECK(dead_on(0) == 1);
+    CHECK(dead_on(1) == 1);
+
+    const auto retried = sys.post("/api/queues/users/retry", R"({"ids":["2"],"shard":"s1"})");
+    INFO(retried.body);
+    CHECK(retried.status == 200);
+    CHECK(dead_on(1) == 0);
+    CHECK(dead_on(0) == 1);
+    CHECK(eventually(10s, [&] { return sys.metric("rowpump_due_backlog") == 5; }));
+    CHECK(sys.post("/api/queues/users/discard", R"({"ids":["2"],"shard":"s0","mode":"forget"})")
+              .status == 200);
+    CHECK(dead_on(0) == 0);
+    CHECK(contains(sys.dispatcher->log(),
+                   "info http: queue users: shard s1: retry ids 2: 1 dead row(s) due again"));
 }

@@ -43,14 +43,16 @@ int command_status(const Config& config, Millis watch, int count, bool json, std
 int command_pause(const Config& config, const std::string& queue, bool pause, std::ostream& out,
                   std::ostream& err);
 
-// Dead rows of a queue, newest first.
+// Dead rows of a queue, newest first; of every shard of a queue with shards, with the shard's
+// name first on each line.
 int command_dead(const Config& config, const std::string& queue, int limit, std::ostream& out,
                  std::ostream& err);
 
 // Makes dead rows due again: the given ids, or all of them, after applying the operator's
 // SET list `set` (empty: none) to them. Changes nothing, and says which and why, if any of
 // them would not be due afterwards (say on_dead changed a column the due condition reads).
-int command_retry(const Config& config, const std::string& queue,
+// A queue with shards needs `shard`, the shard whose rows to revive (ids are per shard).
+int command_retry(const Config& config, const std::string& queue, const std::string& shard,
                   const std::vector<std::string>& ids, bool all, const std::string& set,
                   std::ostream& out, std::ostream& err);
 

@@ -158,6 +158,8 @@ struct QueueSource {
     QueueConfig queue;  // `table` is the source's table
 };
 std::vector<QueueSource> queue_sources(const Config& config, const QueueConfig& queue);
+// Whether two MySQL settings reach the same server and database as the same user.
+bool same_server(const MysqlConfig& a, const MysqlConfig& b);
 // The config split by MySQL server, for commands that work through one connection at a time
 // (check, migrate, the statement and login checks of run): each part's `mysql` is one server
 // and its `queues` the sources on it (queue_sources). Without shards, the config itself.

@@ -3,8 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "http_system.hpp"
 #include "rowpump/testing/eventually.hpp"
@@ -45,8 +47,8 @@ double measure_scraped(rowpump::redis::Connection& redis, std::atomic<bool>& scr
 
 }  // namespace
 
-TEST_CASE("50 scrapes a second leave the dispatch rate within noise", "[http][metrics]") {
-    constexpr std::int64_t kRows = 200000;
+TEST_CASE("50 scrapes a second leave the dispatch rate within noise", "[http][metrics][serial]") {
+    constexpr std::int64_t kRows = 400000;
     QueueSpec queue = e2e_queue();
     queue.batch = 25;  // many cycles per second: a loop that waited for scrapes would show
     queue.max_backlog = 1000000;
@@ -69,21 +71,29 @@ TEST_CASE("50 scrapes a second leave the dispatch rate within noise", "[http][me
             std::this_thread::sleep_until(next);
         }
     });
-    // Quiet, scraped, quiet, scraped: drift (the table emptying) hits both alike.
+    // Quiet, scraped, quiet, scraped: drift (the table emptying) hits both alike. Each pair
+    // gives a ratio; the median of five is what a burst of other work cannot move alone.
+    std::vector<double> ratios;
     double quiet = 0, scraped = 0;
-    for (int i = 0; i < 3; ++i) {
-        quiet += measure(sys.redis, std::chrono::milliseconds(600));
-        scraped += measure_scraped(sys.redis, scraping, scrapes, 30);  // about 600 ms
+    for (int i = 0; i < 5; ++i) {
+        const double q = measure(sys.redis, std::chrono::milliseconds(600));
+        const double s = measure_scraped(sys.redis, scraping, scrapes, 30);  // about 600 ms
+        ratios.push_back(q > 0 ? s / q : 0);
+        quiet += q;
+        scraped += s;
     }
+    std::sort(ratios.begin(), ratios.end());
+    const double median = ratios[ratios.size() / 2];
     stop = true;
     scraper.join();
     const auto left = kRows - dispatched(sys.redis);
-    INFO("rows/s quiet " << quiet / 3 << ", scraped " << scraped / 3 << "; rows left " << left);
+    INFO("rows/s quiet " << quiet / 5 << ", scraped " << scraped / 5 << "; rows left " << left
+                         << "; median ratio " << median);
     CHECK(failures == 0);
     REQUIRE(left > 0);  // every phase measured a dispatcher with work to do
-    // Generous: on two shared cores the scraper, the endpoint and the dispatcher compete for
-    // CPU, and other tests run beside this one. A loop that waited for scrapes would lose far
+    // Generous: on two cores the scraper, the endpoint and the dispatcher compete for CPU
+    // (ctest runs this test alone: RUN_SERIAL). A loop that waited for scrapes would lose far
     // more: each scrape would cost it a cycle.
-    CHECK(scraped >= 0.5 * quiet);
-    WARN("dispatch rate with 50 scrapes/s: " << 100 * scraped / quiet << "% of the rate without");
+    CHECK(median >= 0.5);
+    WARN("dispatch rate with 50 scrapes/s: " << 100 * median << "% of the rate without (median)");
 }

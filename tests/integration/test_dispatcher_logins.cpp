@@ -5,13 +5,13 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/log_lines.hpp"
 #include "rowpump/testing/seed.hpp"
 #include "rowpump/testing/test_bed.hpp"
 
@@ -31,18 +31,10 @@ std::optional<ExitStatus> run_until_exit(const TestBed& bed, const ConfigSpec& s
 
 // The lines of `log` at warn or error level that are about `queue`.
 std::vector<std::string> loud_lines(const std::string& log, const std::string& queue) {
-    std::vector<std::string> out;
-    std::istringstream in(log);
-    for (std::string line; std::getline(in, line);) {
-        std::istringstream words(line);
-        std::string date, time, level;
-        words >> date >> time >> level;  // "2026-11-23 12:29:34.843 warning queue users: ..."
-        if ((level == "warning" || level == "error") &&
-            line.find("queue " + queue + ":") != std::string::npos) {
-            out.push_back(line);
-        }
-    }
-    return out;
+    return log_lines(log, [&](const std::string& level, const std::string& line) {
+        return (level == "warning" || level == "error") &&
+               line.find("queue " + queue + ":") != std::string::npos;
+    });
 }
 
 }  // namespace

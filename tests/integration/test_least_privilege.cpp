@@ -20,6 +20,7 @@
 #include "rowpump/testing/e2e_system.hpp"
 #include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/log_lines.hpp"
 
 using namespace rowpump::testing;
 using nlohmann::json;
@@ -141,17 +142,10 @@ void check_logins(rowpump::redis::Connection& redis) {
 // Lines of a dispatcher log at error level, or at any level naming a refusal (retries of a
 // failure are logged at debug only).
 std::vector<std::string> troubled_lines(const std::string& log) {
-    std::vector<std::string> out;
-    std::istringstream in(log);
-    for (std::string line; std::getline(in, line);) {
-        std::istringstream words(line);
-        std::string date, time, level;
-        words >> date >> time >> level;  // "2026-11-23 12:29:34.843 warning queue users: ..."
-        if (level == "error" || line.find("NOPERM") != std::string::npos ||
-            line.find("NOAUTH") != std::string::npos || line.find("denied") != std::string::npos)
-            out.push_back(line);
-    }
-    return out;
+    return log_lines(log, [](const std::string& level, const std::string& line) {
+        return level == "error" || line.find("NOPERM") != std::string::npos ||
+               line.find("NOAUTH") != std::string::npos || line.find("denied") != std::string::npos;
+    });
 }
 
 std::int64_t count(MysqlClient& db, const std::string& where) {

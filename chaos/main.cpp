@@ -37,6 +37,7 @@ struct Options {
     std::uint64_t seed = 0;
     int seconds = 0;  // 0: from the task count
     int drain_timeout = 120;
+    std::string claim = "mysql";
     std::string run_dir;
 };
 
@@ -53,6 +54,8 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--drain-timeout", o.drain_timeout,
                    "seconds to wait for the work to finish after the last insert")
         ->check(CLI::PositiveNumber);
+    app.add_option("--claim", o.claim, "the queues' claim mode: mysql or redis")
+        ->check(CLI::IsMember({"mysql", "redis"}));
     app.add_option("--run-dir", o.run_dir, "where the config, the logs and the ledgers go")
         ->required();
     testing::parse_or_exit(app, argc, argv);
@@ -103,7 +106,8 @@ int run(const Options& o) {
         static_cast<int>(
             std::chrono::duration_cast<std::chrono::seconds>(schedule_end(schedule)).count()) +
             5);
-    const WorkloadShape shape = shape_for(o.tasks, seconds);
+    WorkloadShape shape = shape_for(o.tasks, seconds);
+    shape.claim = o.claim;
     print_schedule(o.seed, o.tasks, shape, seconds, schedule, slot_names);
 
     Cluster cluster(o.run_dir, shape);

@@ -20,16 +20,17 @@ std::string load_average() {
 void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape& shape,
                     int run_seconds, const std::vector<Fault>& schedule,
                     const std::vector<std::string>& slot_names) {
-    std::printf("chaos: seed %llu (repeat with: scripts/chaos.sh --tasks %lld --seed %llu)\n",
-                static_cast<unsigned long long>(seed), static_cast<long long>(tasks),
-                static_cast<unsigned long long>(seed));
+    std::printf(
+        "chaos: seed %llu (repeat with: scripts/chaos.sh --tasks %lld --seed %llu --claim %s)\n",
+        static_cast<unsigned long long>(seed), static_cast<long long>(tasks),
+        static_cast<unsigned long long>(seed), shape.claim.c_str());
     std::printf(
         "chaos: %lld tasks: %lld one-shot rows, %lld periodic rows x %d rounds, %lld paced rows "
-        "(rate %d/1s); inserted over %d s; lease %lld s\n",
+        "(rate %d/1s); inserted over %d s; lease %lld s; claim: %s\n",
         static_cast<long long>(shape.tasks()), static_cast<long long>(shape.once_rows),
         static_cast<long long>(shape.periodic_rows), shape.rounds,
         static_cast<long long>(shape.paced_rows), shape.paced_per_second, run_seconds,
-        static_cast<long long>(shape.lease.count()));
+        static_cast<long long>(shape.lease.count()), shape.claim.c_str());
     std::printf("chaos: load average at the start: %s\n", load_average().c_str());
     std::printf("chaos: schedule, %zu faults:\n", schedule.size());
     for (const auto& f : schedule) std::printf("%s\n", describe(f, slot_names).c_str());

@@ -53,6 +53,7 @@ testing::QueueSpec base_spec(const std::string& name, const WorkloadShape& shape
     q.table = "chaos_" + name;
     q.id = "id";
     q.lease = std::to_string(shape.lease.count()) + "s";
+    q.claim = shape.claim;
     q.poll_min = "10ms";
     q.poll_max = "100ms";
     // A task taken back counts as a failed attempt: many faults must not make a row dead.

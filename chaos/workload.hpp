@@ -34,6 +34,7 @@ struct WorkloadShape {
     std::int64_t paced_rows = 0;
     int paced_per_second = 1;  // the paced queue's rate
     std::chrono::seconds lease{10};
+    std::string claim = "mysql";  // every queue's claim mode (`claim:`)
 
     std::int64_t tasks() const { return once_rows + periodic_rows * rounds + paced_rows; }
 };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The chaos run (docs/chaos.md): a workload under a seeded fault schedule, and a verdict on it.
-#   scripts/chaos.sh [--tasks N] [--seed S] [--keep] [-- DRIVER_OPTION...]
+#   scripts/chaos.sh [--tasks N] [--seed S] [--claim mysql|redis] [--keep] [-- DRIVER_OPTION...]
 # Installs packages, builds rowpump_chaos in build/, and runs it: it starts its own MariaDB,
 # Redis, two dispatchers and the workers, plays the schedule printed at the start, waits for
 # the work to finish, and prints one line:
@@ -8,6 +8,7 @@
 # Exit 1 if any count but K is non-zero or an extra handler run is not explained by a fault.
 # --tasks: default 50,000 (about 2 minutes; what CI runs); 1000000 is the full run.
 # --seed: repeat a schedule (default: a new random seed, printed first).
+# --claim: every queue's claim mode (default mysql; README.md, "Claims in MySQL or in Redis").
 # The run directory (run/chaos-<time>/: config, logs, ledgers) is kept when the run fails or
 # with --keep, removed otherwise. Options after -- go to the driver (build/chaos/rowpump_chaos
 # --help), e.g. -- --seconds 300.
@@ -19,12 +20,12 @@ keep=0
 driver_args=()
 while (($#)); do
     case $1 in
-        --tasks|--seed)
+        --tasks|--seed|--claim)
             (($# >= 2)) || die "$1 needs a value"
             driver_args+=("$1" "$2"); shift 2 ;;
         --keep) keep=1; shift ;;
         --) shift; driver_args+=("$@"); break ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (driver options go after --)" ;;
     esac
 done

@@ -38,11 +38,12 @@ std::vector<std::int64_t> int_column(testing::MysqlClient& db, const std::string
 }
 
 // "4x8" with the SDK's default batch (adaptive), "4x8x16" with batch 16; "+10ms" when the
-// handler sleeps.
-std::string label(int processes, int threads, int batch, int handler_ms) {
-    return std::to_string(processes) + "x" + std::to_string(threads) +
-           (batch > 0 ? "x" + std::to_string(batch) : "") +
-           (handler_ms > 0 ? "+" + std::to_string(handler_ms) + "ms" : "");
+// handler sleeps; "@redis" with claim: redis.
+std::string label(const EndToEndSpec& spec) {
+    return std::to_string(spec.processes) + "x" + std::to_string(spec.threads) +
+           (spec.worker_batch > 0 ? "x" + std::to_string(spec.worker_batch) : "") +
+           (spec.handler_ms > 0 ? "+" + std::to_string(spec.handler_ms) + "ms" : "") +
+           (spec.claim != "mysql" ? "@" + spec.claim : "");
 }
 
 // The dispatcher, then its workers once the queue is announced.
@@ -161,17 +162,19 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.lease = "5m";
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
-    const std::string config =
-        label(spec.processes, spec.threads, spec.worker_batch, spec.handler_ms);
+    q.claim = spec.claim;
+    const std::string config = label(spec);
     const auto file = ctx.write_config(q, "e2e.yaml");
 
     const auto cpu_before = ctx.server_cpu();
+    const auto updated_before = ctx.rows_updated();
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/e2e-" + config + "-rep" + std::to_string(rep), spec.processes,
                 spec.threads, spec.worker_batch, "noop", spec.handler_ms);
     const auto [completed, seconds] =
         time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
+    const auto updated = ctx.rows_updated() - updated_before;
     testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);
@@ -192,13 +195,18 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     s.values["workers_cpu_s"] = workers_cpu;
     s.values["mysql_cpu_s"] = cpu_after.mysql - cpu_before.mysql;
     s.values["redis_cpu_s"] = cpu_after.redis - cpu_before.redis;
+    s.values["mysql_cpu_s_per_million"] =
+        s.values["mysql_cpu_s"] * 1e6 / static_cast<double>(completed);
+    s.values["row_updates_per_task"] =
+        static_cast<double>(updated) / static_cast<double>(completed);
     std::ostringstream line;
     line << std::fixed << std::setprecision(1);
     line << "e2e " << config << " rep " << rep << ": " << completed << " tasks in " << seconds
          << " s = " << std::setprecision(0) << s.values["tasks_per_s"] << std::setprecision(1)
          << " tasks/s; rows still status 0: " << left << "; CPU s: dispatcher "
          << dispatcher.cpu_seconds() << ", workers " << workers_cpu << ", MariaDB "
-         << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"];
+         << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"]
+         << "; row updates per task " << std::setprecision(2) << s.values["row_updates_per_task"];
     progress(line.str());
     ctx.record(s);
     return s;
@@ -216,8 +224,7 @@ Sample run_worker_drain(Context& ctx, const EndToEndSpec& spec, int rep) {
         }
         ctx.redis().command(push);
     }
-    const std::string config =
-        label(spec.processes, spec.threads, spec.worker_batch, spec.handler_ms);
+    const std::string config = label(spec);
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
     std::vector<std::unique_ptr<ChildProcess>> workers;

@@ -51,9 +51,18 @@ std::pair<int, int> processes_threads(const std::string& config) {
     return {std::stoi(config.substr(0, x)), std::stoi(config.substr(x + 1))};
 }
 
-// "PROCESSESxTHREADS[xBATCH][+MSms]": the workers' batch (default: the SDK's, adaptive) and
-// how long their handler sleeps (default: not at all).
+// "PROCESSESxTHREADS[xBATCH][+MSms][@CLAIM]": the workers' batch (default: the SDK's,
+// adaptive), how long their handler sleeps (default: not at all) and the queue's claim mode
+// (default: mysql).
 void set_workers(EndToEndSpec& spec, std::string config) {
+    const auto at = config.find('@');
+    if (at != std::string::npos) {
+        spec.claim = config.substr(at + 1);
+        if (spec.claim != "mysql" && spec.claim != "redis") {
+            throw std::runtime_error("expected @mysql or @redis: " + config);
+        }
+        config = config.substr(0, at);
+    }
     const auto plus = config.find('+');
     spec.handler_ms = plus == std::string::npos ? 0 : std::stoi(config.substr(plus + 1));
     config = config.substr(0, plus);
@@ -138,8 +147,9 @@ Options parse_options(int argc, char** argv) {
         "also compare rowpump and the bare loop on a table this small, batch 1000 (0: no)");
     app.add_option("--e2e-rows", o.e2e.rows);
     app.add_option("--e2e-configs", o.e2e_configs,
-                   "PROCESSESxTHREADS[xBATCH][+MSms],... (BATCH: tasks per worker round trip, "
-                   "default the SDK's adaptive one; MS: handler time)")
+                   "PROCESSESxTHREADS[xBATCH][+MSms][@CLAIM],... (BATCH: tasks per worker round "
+                   "trip, default the SDK's adaptive one; MS: handler time; CLAIM: mysql, the "
+                   "default, or redis)")
         ->delimiter(',');
     app.add_option("--e2e-batch", o.e2e.batch);
     app.add_option("--e2e-max-backlog", o.e2e.max_backlog);

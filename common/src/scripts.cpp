@@ -51,21 +51,23 @@ return taken
 )lua";
 
 const char* const kHeldScript = R"lua(
-local wanted, left = {}, 0
+local wanted, left, all = {}, 0, #ARGV == 1
 for i = 2, #ARGV do
   if not wanted[ARGV[i]] then left = left + 1 end
   wanted[ARGV[i]] = true
 end
 local held = {}
 local function look(message)
-  if wanted[message] then
+  if all then
+    held[#held + 1] = message
+  elseif wanted[message] then
     wanted[message] = nil
     held[#held + 1] = message
     left = left - 1
   end
 end
 local function scan(key, reported)
-  if left == 0 then return end
+  if left == 0 and not all then return end
   for _, message in ipairs(redis.call('LRANGE', key, 0, -1)) do
     if reported then
       local space = string.find(message, ' ', 1, true)

@@ -82,6 +82,24 @@ std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueCo
     return "";
 }
 
+// Which claim mode the queue uses, and why one would pick the other (README.md, "Claims in
+// MySQL or in Redis").
+std::string claim_mode_line(const QueueConfig& queue) {
+    if (queue.claim == ClaimMode::redis) {
+        return "claim: redis: each task writes its row once, with its outcome; rows in flight "
+               "still look due in MySQL and the leader keeps them apart. Pick mysql for rows "
+               "that show their claim, for shards or an order_by of several columns";
+    }
+    return "claim: mysql (the default): each task writes its row twice, claim and outcome, "
+           "and the row shows its claim. Pick redis for about half the MySQL work per task";
+}
+
+std::vector<const std::string*> claim_statements(const QueueSql& sql, const QueueConfig& queue) {
+    if (queue.claim == ClaimMode::redis)
+        return {&sql.scan_retried(), &sql.scan(), &sql.scan_from()};
+    return {&sql.claim_plan(), &sql.claim_expired(), &sql.claim(), &sql.read_back()};
+}
+
 // The queues (or shards of queues) whose table is on `config.mysql`.
 void check_server(const Config& config, std::ostream& out, std::ostream& err, int& problems,
                   int& warnings) {
@@ -106,10 +124,9 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
                 ++problems;
                 continue;
             }
-            const auto statements = {&sql.claim_plan(), &sql.claim_expired(), &sql.claim(),
-                                     &sql.read_back()};
-            out << "queue " << queue.label() << ": ok; claim statements:\n";
-            for (const auto* statement : statements) out << *statement << ";\n";
+            out << "queue " << queue.label() << ": ok; " << claim_mode_line(queue)
+                << "\nclaim statements:\n";
+            for (const auto* statement : claim_statements(sql, queue)) out << *statement << ";\n";
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
                 err << "queue " << queue.label() << ": warning: " << warning << "\n";
                 ++warnings;

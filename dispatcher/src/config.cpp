@@ -97,7 +97,7 @@ void read_poll(const Reader& r, const Item& item, QueueConfig& queue) {
 const std::vector<std::string_view> kQueueKeys = {
     "table",   "id",         "due",     "order_by", "batch", "lease",         "max_backlog",
     "rate",    "on_success", "on_dead", "retry",    "poll",  "reap_interval", "leader_timeout",
-    "columns", "due_since",  "shards"};
+    "columns", "due_since",  "shards",  "claim"};
 
 // table, id, due, order_by, on_success, on_dead: what goes into SQL text.
 void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
@@ -144,6 +144,19 @@ void read_queue_pacing(const Reader& r, const Map& map, QueueConfig& queue) {
     }
 }
 
+void read_claim_mode(const Reader& r, const Map& map, const Item& item, QueueConfig& queue) {
+    const std::string mode = r.string(item);
+    if (mode == "mysql") return;
+    if (mode != "redis") r.fail(item, "must be mysql or redis, got '" + mode + "'");
+    queue.claim = ClaimMode::redis;
+    // A claim held in Redis is found again by a keyset scan over (order_by column, id).
+    if (queue.order_by.size() > 1) {
+        r.fail(*map.get("order_by"), "with claim: redis, order_by takes one column, got " +
+                                         std::to_string(queue.order_by.size()));
+    }
+    if (map.get("shards")) r.fail(item, "claim: redis does not work with shards yet; use mysql");
+}
+
 void record_key_lines(const Map& map, QueueConfig& queue) {
     queue.key_lines[""] = yaml::line_of(map.self());
     for (const auto& entry : map.entries())
@@ -167,6 +180,7 @@ QueueConfig read_queue(const Reader& r, const Map::Entry& entry, const MysqlConf
     read_queue_pacing(r, map, queue);
     read_columns(r, map, queue);
     if (auto v = map.get("shards")) queue.shards = read_shards(r, *v, mysql, queue.table);
+    if (auto v = map.get("claim")) read_claim_mode(r, map, *v, queue);
     record_key_lines(map, queue);
     return queue;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <exception>
 #include <future>
+#include <unordered_set>
 
 #include "nudge_listener.hpp"
 #include "rowpump/common/log_text.hpp"
@@ -32,6 +33,12 @@ std::pair<std::size_t, std::string> refusals(const std::vector<DoneEntry>& entri
                          " (message: " + log_text(entry.message) + ")";
     }
     return out;
+}
+
+// claim: redis: how often the tasks in flight are looked for in Redis. A task no list holds
+// any more (Redis lost its data) makes its row wait this long: the lease's role in mysql mode.
+Millis audit_interval(const QueueConfig& queue) {
+    return std::max(Millis(1), queue.lease / 8);
 }
 
 bool any_accepted(const std::vector<DoneEntry>& entries) {
@@ -83,6 +90,7 @@ void QueueRunner::run() {
             reconnect_.reset();
         } catch (const LeadershipLost&) {
             leadership_.lost();  // what it had claimed and not pushed was released
+            in_flight_.forget();
         } catch (const sql::SQLException& e) {
             metrics_.error(is_connection_error(e) ? ErrorKind::mysql_connection : ErrorKind::mysql);
             if (!is_lock_conflict(e)) {
@@ -96,11 +104,13 @@ void QueueRunner::run() {
             metrics_.error(ErrorKind::redis_connection);
             redis_connected_.set(false);
             redis_.reset();
+            in_flight_.forget();
             pause = failed(std::string("Redis: ") + e.what(), true);
         } catch (const std::exception& e) {  // redis::ReplyError, or a reply that made no sense
             metrics_.error(ErrorKind::redis);
             redis_connected_.set(false);
             redis_.reset();
+            in_flight_.forget();
             pause = failed(std::string("Redis: ") + e.what(), false);
         }
         metrics_.expect_progress(pause + kCycleLimit);
@@ -134,7 +144,52 @@ bool QueueRunner::connect() {
     if (balance_ && leadership_.leading()) balance_shards();
     if (balance_ && !leadership_.leading() && !handed_over) redis_->offer_standby();
     leading_.set(leadership_.leading());
+    if (queue_.claim == ClaimMode::redis) know_in_flight();
     return leadership_.leading();
+}
+
+void QueueRunner::know_in_flight() {
+    if (!leadership_.leading()) {
+        in_flight_.forget();  // learned again from Redis when this dispatcher leads
+        return;
+    }
+    if (in_flight_.known()) return;
+    in_flight_.load(redis_->held_all());
+    next_audit_ = Clock::now() + audit_interval(queue_);
+    spdlog::info("queue {}: {} tasks in flight", label_, in_flight_.size());
+}
+
+void QueueRunner::mark_stale(std::vector<DoneEntry>& done) {
+    for (auto& entry : done) {
+        if (entry.accepted() && in_flight_.stale(entry.done->task)) entry.stale = true;
+    }
+}
+
+// Tasks whose outcome was applied (or found applied) leave in_flight_; an extend's task is
+// still in hand.
+void QueueRunner::finish_in_flight(const std::vector<DoneEntry>& entries) {
+    if (queue_.claim != ClaimMode::redis) return;
+    for (const auto& entry : entries) {
+        if (entry.accepted() && entry.done->verb != Verb::extend)
+            in_flight_.finished(entry.done->task);
+    }
+}
+
+void QueueRunner::audit_in_flight() {
+    const auto now = Clock::now();
+    if (now < next_audit_ || in_flight_.size() == 0) return;
+    next_audit_ = now + audit_interval(queue_);
+    std::vector<Task> reaped;
+    for (const auto& entry : reaped_) {
+        if (entry.done) reaped.push_back(entry.done->task);
+    }
+    const auto dropped = in_flight_.keep_only(redis_->held(in_flight_.messages()), reaped);
+    if (dropped > 0) {
+        spdlog::warn(
+            "queue {}: {} tasks in flight are in no Redis list any more (Redis lost data, or "
+            "their messages were set aside); their rows are claimable again",
+            label_, dropped);
+    }
 }
 
 // On a clean stop, so that a stand-by need not wait for the lock to expire.
@@ -168,6 +223,7 @@ Millis QueueRunner::cycle() {
     // Paused (rowpump pause, the dashboard): apply outcomes and take back tasks, claim nothing.
     RedisQueue::Inbox inbox = redis_->take_done(kDoneBatch);
     std::vector<DoneEntry>& done = inbox.done;
+    if (queue_.claim == ClaimMode::redis) mark_stale(done);
     const bool paused = inbox.paused;
     metrics_.set(Gauge::paused, paused ? 1 : 0);
     auto apply = [this, &done] {
@@ -179,10 +235,11 @@ Millis QueueRunner::cycle() {
     // A claim that resumes a sweep reads only rows ahead of all rows in flight, so it can run
     // beside their outcomes. A claim from the start of the order reads the rows in flight too,
     // and would wait for (or deadlock with) the outcome transaction: outcomes go first then.
+    // With claim: redis the claim is a plain read, which never waits.
     AppliedCounts counts;
     std::future<AppliedCounts> applying;  // declared after `done`: joined before it goes
     const bool any_outcome = any_accepted(done);
-    if (any_outcome && store_->resuming_sweep()) {
+    if (any_outcome && (store_->resuming_sweep() || queue_.claim == ClaimMode::redis)) {
         applying = std::async(std::launch::async, [&apply] {
             MysqlThread mysql_thread;
             return apply();
@@ -203,13 +260,18 @@ Millis QueueRunner::cycle() {
         capacity =
             paused ? 0
                    : dispatch_capacity(queue_.batch, queue_.max_backlog, ready, rate_left, shares_);
-        if (capacity > 0) lease_keeper_.keep(*store_, *redis_);
+        if (queue_.claim == ClaimMode::redis) {
+            audit_in_flight();
+        } else if (capacity > 0) {
+            lease_keeper_.keep(*store_, *redis_);
+        }
         claimed = capacity > 0 ? dispatch(now, capacity) : 0;
     } catch (...) {
         dispatch_error = std::current_exception();
     }
     // Outcomes committed in MySQL are acknowledged even when the claim side failed.
     if (applying.valid()) counts = applying.get();
+    counts.stale += std::count_if(done.begin(), done.end(), [](const auto& e) { return e.stale; });
     const auto applied = ack_done(done, counts);
     if (dispatch_error) std::rethrow_exception(dispatch_error);
 
@@ -232,11 +294,50 @@ Millis QueueRunner::cycle() {
     return idle_.next();
 }
 
+std::vector<ClaimedRow> QueueRunner::scan_claimable(std::int64_t capacity) {
+    const auto wanted = static_cast<std::size_t>(capacity);
+    // Rows whose retry delay passed first: behind the scan, they would wait for a sweep.
+    std::vector<ClaimedRow> rows = store_->scan_retried(capacity, in_flight_);
+    std::unordered_set<std::string> taken;  // a row the scan meets again is pushed once
+    for (const auto& row : rows) taken.insert(row.id);
+    bool swept = false;
+    while (rows.size() < wanted) {
+        if (store_->sweeping_from_start() && !swept) {
+            swept = true;
+            next_sweep_ = Clock::now() + queue_.poll_max;
+        }
+        const auto want = static_cast<std::int64_t>(wanted - rows.size());
+        // A sweep from the start meets the rows in flight first: it reads larger pages.
+        const auto read =
+            store_->sweeping_from_start() ? std::max<std::int64_t>(want, queue_.batch) : want;
+        auto page = store_->scan(want, read, in_flight_);
+        for (auto& row : page.rows) {
+            if (taken.insert(row.id).second) rows.push_back(std::move(row));
+        }
+        if (!page.ended) continue;
+        // Rows behind the scan that came due (revived, unlocked, made due by the application)
+        // are found by a sweep from the start, which reads every row in flight: at most one
+        // per poll.max.
+        if (swept || Clock::now() < next_sweep_) break;
+        store_->rescan_from_start();
+    }
+    return rows;
+}
+
 std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
+    const bool in_redis = queue_.claim == ClaimMode::redis;
     const auto claim_started = Clock::now();
-    const Claim claim = store_->claim(capacity);
+    Claim claim;
+    if (in_redis) {
+        claim.rows = scan_claimable(capacity);
+    } else {
+        claim = store_->claim(capacity);
+    }
     metrics_.claimed(Clock::now() - claim_started);
     if (claim.rows.empty()) return 0;
+    // With claim: redis nothing was written: there is nothing to release, and a push that
+    // failed half-way is found out by learning what is in flight again.
+    const auto release = [&] { return in_redis ? 0 : store_->release(claim); };
     const auto rows = static_cast<std::int64_t>(claim.rows.size());
     PushWindow window;
     try {
@@ -244,8 +345,9 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     } catch (const std::exception& push_error) {
         // Counted against the rate all the same: part of the batch may have reached Redis.
         limiter_.record(Clock::now(), rows);
+        in_flight_.forget();
         try {
-            const auto released = store_->release(claim);
+            const auto released = release();
             spdlog::warn("queue {}: push failed; released {} claims", label_, released);
         } catch (const sql::SQLException& e) {
             spdlog::warn(
@@ -260,7 +362,7 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     if (!window.leader) {
         // This dispatcher stopped (or froze) long enough for another to take over: nothing
         // was pushed, and the claims go back at once.
-        const auto released = store_->release(claim);
+        const auto released = release();
         spdlog::info("queue {}: the push was refused by the leader lock; released {} claims",
                      label_, released);
         throw LeadershipLost("push refused");
@@ -268,9 +370,10 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     if (!window.pushed) {
         // Another dispatcher pushed since the window was read: these rows wait for the next.
         spdlog::debug("queue {}: the push window or the ready list is full; released {} claims",
-                      label_, store_->release(claim));
+                      label_, release());
         return 0;
     }
+    if (in_redis) in_flight_.add(claim.rows);
     // The push has completed: the next dispatch cannot reach Redis sooner than the rate allows.
     // (The window in Redis says the same; this copy also holds when Redis loses it.)
     limiter_.record(Clock::now(), rows);
@@ -293,6 +396,7 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
         // there they count as stale.
         throw LeadershipLost("done-list trim refused");
     }
+    finish_in_flight(done);
     const auto [refused, first] = refusals(done);
     metrics_.applied(counts, static_cast<std::int64_t>(refused), 0);
     if (refused > 0) {
@@ -376,6 +480,7 @@ void QueueRunner::apply_reaped() {
                                  {protocol::kStatRetried, counts.retried},
                                  {protocol::kStatDead, counts.dead},
                                  {protocol::kStatStale, counts.stale}});
+    finish_in_flight(reaped_);
     const auto [refused, first] = refusals(reaped_);
     metrics_.applied(counts, static_cast<std::int64_t>(refused),
                      static_cast<std::int64_t>(reaped_.size()));

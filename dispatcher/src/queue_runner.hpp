@@ -9,6 +9,7 @@
 
 #include "rowpump/common/protocol.hpp"
 #include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/in_flight.hpp"
 #include "rowpump/dispatcher/leadership.hpp"
 #include "rowpump/dispatcher/lease_keeper.hpp"
 #include "rowpump/dispatcher/outage_log.hpp"
@@ -46,6 +47,14 @@ private:
     Millis failed(const std::string& what, bool transient);
     Millis cycle();  // one round; returns how long to sleep
     std::int64_t dispatch(TimePoint now, std::int64_t capacity);
+    // claim: redis: the rows to push, claimable and not in flight (see InFlight).
+    std::vector<ClaimedRow> scan_claimable(std::int64_t capacity);
+    // claim: redis: learns what is in flight as a new leader; marks stale outcomes; drops
+    // tasks no Redis list holds any more.
+    void know_in_flight();
+    void mark_stale(std::vector<DoneEntry>& done);
+    void finish_in_flight(const std::vector<DoneEntry>& entries);
+    void audit_in_flight();
     // Rows the push window in Redis takes now (`rate`, shared by every dispatcher).
     std::int64_t read_window();
     // Removes the done messages from the done list, moves the refused ones aside, counts and
@@ -85,7 +94,10 @@ private:
     OutageLog outage_;
     TimePoint next_reap_{};
     std::vector<DoneEntry> reaped_;  // taken back from dead workers, not yet applied
-    LeaseKeeper lease_keeper_;       // runs before every claim
+    LeaseKeeper lease_keeper_;       // runs before every claim (claim: mysql)
+    InFlight in_flight_;             // claim: redis
+    TimePoint next_audit_{};         // claim: redis: when in_flight_ is next checked
+    TimePoint next_sweep_{};         // claim: redis: when the scan may start over
     bool nudged_ = false;            // under mutex_: a nudge came since the last sleep
     bool nudge_wakes_ = false;       // the last cycle left room to claim: a nudge may end the sleep
     ShardBalance* balance_;

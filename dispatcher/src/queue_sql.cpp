@@ -45,8 +45,8 @@ QueueSql::QueueSql(const QueueConfig& queue)
         claim_from_ = stamp(claimable + "\n  AND " + quote_identifier(first.column) +
                             (first.descending ? " <= ?" : " >= ?") + order);
     }
-    passed_over_ = "SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
-                   "\nLIMIT " + std::to_string(kPassedOverLimit);
+    passed_over_ =
+        "SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order + "\nLIMIT ?";
     claim_plan_ =
         "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " +
         table_ + " WHERE " + expired + ")";
@@ -58,6 +58,7 @@ QueueSql::QueueSql(const QueueConfig& queue)
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
                    "\nLIMIT " + std::to_string(queue.batch);
     claimable_ = claimable;
+    if (queue.claim == ClaimMode::redis) build_scan(claimable, expired);
     expiring_ = "SELECT " + id_ + ", " + token_ + ", " + lease_ + " FROM " + table_ + " WHERE " +
                 lease_ + " > ? AND " + lease_ + " <= NOW(3) + INTERVAL ? MICROSECOND\n  AND " +
                 dead_ + " IS NULL AND SUBSTRING(" + token_ + ", " + std::to_string(kSettledMarkAt) +
@@ -72,6 +73,34 @@ QueueSql::QueueSql(const QueueConfig& queue)
                            [](const std::string& name) { return "`_rp`." + value_column(name); }) +
                        ",\n    ";
     }
+}
+
+void QueueSql::build_scan(const std::string& claimable, const std::string& expired) {
+    // A keyset scan in (first order_by column, id) order: the rows in flight stay claimable
+    // until their outcome, so each scan goes on from where the last one ended.
+    const std::string select =
+        "SELECT " + id_ + ", CONCAT(" + attempts_ + " + 1, '-', HEX(" + id_ + "))";
+    std::string order = id_, after = id_ + " > ?";
+    std::string cursor_column;
+    if (!queue_.order_by.empty()) {
+        const auto& first = queue_.order_by.front();
+        const std::string column = quote_identifier(first.column);
+        cursor_column = ", " + column;
+        order = column + (first.descending ? " DESC, " : ", ") + id_;
+        // NULLs sort first: in ascending order, every non-NULL value comes after a NULL cursor.
+        after = "(" + column + (first.descending ? " < ?" : " > ?") + " OR (" + column +
+                " <=> ? AND " + id_ + " > ?)" +
+                (first.descending ? "" : " OR (? IS NULL AND " + column + " IS NOT NULL)") + ")";
+    }
+    const std::string from = cursor_column + " FROM " + table_ + "\nWHERE " + claimable;
+    // A locking read that takes no lock it must wait for: rows another transaction holds (an
+    // application's SELECT ... FOR UPDATE) are passed over, as a claim in MySQL passes them;
+    // their outcome would have to wait for the lock, and every outcome of its batch with it.
+    const std::string limit = "\nLIMIT ? FOR UPDATE SKIP LOCKED";
+    scan_ = select + from + "\nORDER BY " + order + limit;
+    scan_from_ = select + from + "\n  AND " + after + "\nORDER BY " + order + limit;
+    scan_retried_ = select + cursor_column + " FROM " + table_ + "\nWHERE " + expired +
+                    "\nORDER BY " + lease_ + limit;
 }
 
 std::string QueueSql::stamp(const std::string& where_order) const {
@@ -98,9 +127,22 @@ std::string QueueSql::values_table(std::size_t rows,
 }
 
 std::string QueueSql::join_values(std::size_t rows, const std::vector<std::string>& columns) const {
-    // Joined on token and id: the id gives the primary-key lookup, the token is the fence.
+    // With claims in MySQL, joined on token and id: the id gives the primary-key lookup, the
+    // token is the fence. With claims in Redis the row holds no claim: see fence().
+    const std::string on = queue_.claim == ClaimMode::mysql
+                               ? " AND `t`." + token_ + " = `_rp`.`_rp_token`"
+                               : std::string();
     return "UPDATE " + table_ + " AS `t` JOIN " + values_table(rows, columns) + "\n  ON `t`." +
-           id_ + " = `_rp`.`_rp_id` AND `t`." + token_ + " = `_rp`.`_rp_token`\n";
+           id_ + " = `_rp`.`_rp_id`" + on + "\n";
+}
+
+std::string QueueSql::fence() const {
+    // With claims in Redis: the outcome applies while the row is claimable (due, not dead,
+    // past its retry delay) and does not hold this task's settled token yet. Applied a second
+    // time (a dispatcher stopped after the commit, before acknowledging it in Redis) it
+    // changes nothing, even when the row is due again by then.
+    if (queue_.claim == ClaimMode::mysql) return "";
+    return "\nWHERE " + claimable_ + "\n  AND NOT (`t`." + token_ + " <=> " + settled_token() + ")";
 }
 
 std::string QueueSql::settled_token() {
@@ -113,14 +155,14 @@ std::string QueueSql::settled_token() {
 std::string QueueSql::success(std::size_t rows) const {
     return join_values(rows, placeholders_) + "SET " + success_set_ + "`t`." + token_ + " = " +
            settled_token() + ", `t`." + lease_ + " = NULL, `t`." + attempts_ + " = 0, `t`." +
-           error_ + " = NULL";
+           error_ + " = NULL" + fence();
 }
 
 std::string QueueSql::retry(std::size_t rows) const {
     return join_values(rows, {"attempts", "error", "delay"}) + "SET `t`." + token_ + " = " +
            settled_token() + ", `t`." + attempts_ + " = `_rp`.`_rp_attempts`, `t`." + error_ +
            " = `_rp`.`_rp_error`, `t`." + lease_ +
-           " = NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND";
+           " = NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND" + fence();
 }
 
 std::string QueueSql::dead(std::size_t rows) const {
@@ -128,7 +170,7 @@ std::string QueueSql::dead(std::size_t rows) const {
     return join_values(rows, {"attempts", "error"}) + "SET " + on_dead + "`t`." + token_ + " = " +
            settled_token() + ", `t`." + lease_ + " = NULL, `t`." + attempts_ +
            " = `_rp`.`_rp_attempts`, `t`." + error_ + " = `_rp`.`_rp_error`, `t`." + dead_ +
-           " = NOW(3)";
+           " = NOW(3)" + fence();
 }
 
 std::string QueueSql::settled(std::size_t rows) const {

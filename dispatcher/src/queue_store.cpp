@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "rowpump/dispatcher/in_flight.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql_errors.hpp"
 #include "rowpump/dispatcher/pacing.hpp"
@@ -54,13 +55,19 @@ QueueStore::~QueueStore() = default;
 std::unique_ptr<QueueStore> QueueStore::open(const Config& config, const QueueConfig& queue) {
     std::unique_ptr<QueueStore> store(new QueueStore(config, queue));
     store->conn_ = connect_mysql(config.mysql);
+    store->passed_over_.reset(store->conn_->prepareStatement(store->sql_.passed_over()));
+    if (queue.claim == ClaimMode::redis) {
+        store->scan_.reset(store->conn_->prepareStatement(store->sql_.scan()));
+        store->scan_from_.reset(store->conn_->prepareStatement(store->sql_.scan_from()));
+        store->scan_retried_.reset(store->conn_->prepareStatement(store->sql_.scan_retried()));
+        return store;
+    }
     store->claim_plan_.reset(store->conn_->prepareStatement(store->sql_.claim_plan()));
     store->claim_.reset(store->conn_->prepareStatement(store->sql_.claim()));
     store->claim_expired_.reset(store->conn_->prepareStatement(store->sql_.claim_expired()));
     if (!store->sql_.claim_from().empty()) {
         store->claim_from_.reset(store->conn_->prepareStatement(store->sql_.claim_from()));
     }
-    store->passed_over_.reset(store->conn_->prepareStatement(store->sql_.passed_over()));
     store->read_back_.reset(store->conn_->prepareStatement(store->sql_.read_back()));
     store->release_.reset(store->conn_->prepareStatement(store->sql_.release()));
     store->expiring_.reset(store->conn_->prepareStatement(store->sql_.expiring()));
@@ -139,12 +146,83 @@ Claim QueueStore::claim(std::int64_t limit) {
     return claim;
 }
 
-void QueueStore::look_for_locked_rows() {
+std::string QueueStore::fresh_batch() {
+    char batch[24];
+    std::snprintf(batch, sizeof batch, "%016llX-", static_cast<unsigned long long>(random_()));
+    return batch;
+}
+
+std::vector<ClaimedRow> QueueStore::scan_retried(std::int64_t limit, const InFlight& in_flight) {
+    const std::string batch = fresh_batch();
+    scan_retried_->setInt64(1, limit);
+    std::unique_ptr<sql::ResultSet> rs(scan_retried_->executeQuery());
+    std::vector<ClaimedRow> rows;
+    while (rs->next()) {
+        auto id = rs->getString(1);
+        if (!in_flight.holds(id)) rows.push_back({std::move(id), batch + rs->getString(2)});
+    }
+    return rows;
+}
+
+QueueStore::ScanPage QueueStore::scan(std::int64_t want, std::int64_t read_limit,
+                                      const InFlight& in_flight) {
+    const std::string batch = fresh_batch();
+    auto& stmt = scan_cursor_ ? *scan_from_ : *scan_;
+    unsigned index = 1;
+    if (scan_cursor_) {
+        const auto bind_value = [&] {
+            if (scan_cursor_->value) {
+                stmt.setString(index++, *scan_cursor_->value);
+            } else {
+                stmt.setNull(index++, 0);
+            }
+        };
+        if (!queue_.order_by.empty()) {  // (value, value, id[, value]): see QueueSql::scan_from
+            bind_value();
+            bind_value();
+        }
+        stmt.setString(index++, scan_cursor_->id);
+        if (!queue_.order_by.empty() && !queue_.order_by.front().descending) bind_value();
+    }
+    stmt.setInt64(index, read_limit);
+    std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
+    const auto read = static_cast<std::int64_t>(rs->rowsCount());
+    ScanPage page;
+    bool wanted_all = false;
+    while (rs->next()) {
+        if (static_cast<std::int64_t>(page.rows.size()) == want) {
+            wanted_all = true;  // the rest of the page is left for the next scan
+            break;
+        }
+        ScanCursor here{rs->getString(1), std::nullopt};
+        if (!queue_.order_by.empty() && !rs->isNull(3)) here.value = rs->getString(3);
+        if (!in_flight.holds(here.id)) page.rows.push_back({here.id, batch + rs->getString(2)});
+        scan_cursor_ = std::move(here);  // the next scan goes on after the last row looked at
+    }
+    page.ended = !wanted_all && read < read_limit;
+    if (page.ended && sweeping_from_start_) {
+        sweeping_from_start_ = false;
+        look_for_locked_rows(&in_flight);
+    }
+    return page;
+}
+
+void QueueStore::rescan_from_start() {
+    scan_cursor_.reset();
+    sweeping_from_start_ = true;
+}
+
+void QueueStore::look_for_locked_rows(const InFlight* in_flight) {
     const auto now = LockedRowWatch::Clock::now();
     if (!locked_rows_.look_due(now)) return;
     std::vector<std::string> ids;
+    passed_over_->setInt64(1, QueueSql::kPassedOverLimit +
+                                  static_cast<std::int64_t>(in_flight ? in_flight->size() : 0));
     std::unique_ptr<sql::ResultSet> rs(passed_over_->executeQuery());
-    while (rs->next()) ids.push_back(rs->getString(1));
+    while (rs->next()) {
+        auto id = rs->getString(1);
+        if (!in_flight || !in_flight->holds(id)) ids.push_back(std::move(id));
+    }
     for (const auto& id : locked_rows_.looked(ids, now)) {
         spdlog::warn(
             "queue {}: row {} has been locked by another transaction for {} or more; claims pass "
@@ -266,7 +344,8 @@ AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
         again = {};
         tx->execute("START TRANSACTION");
         try {
-            update_joined(RowUpdate::extend, extend);  // not counted: the task's final report is
+            // Not counted: the task's final report is. With claim: redis there is no lease.
+            if (queue_.claim == ClaimMode::mysql) update_joined(RowUpdate::extend, extend);
             counts.completed = apply_kind(RowUpdate::success, success, again.completed);
             counts.retried = apply_kind(RowUpdate::retry, retry, again.retried);
             counts.dead = apply_kind(RowUpdate::dead, dead, again.dead);

@@ -220,6 +220,15 @@ RedisQueue::ShardLeaders RedisQueue::shard_leaders() {
 }
 
 std::vector<std::string> RedisQueue::held(const std::vector<std::string>& messages) {
+    if (messages.empty()) return {};  // the script would list every task
+    return look_held(messages);
+}
+
+std::vector<std::string> RedisQueue::held_all() {
+    return look_held({});
+}
+
+std::vector<std::string> RedisQueue::look_held(const std::vector<std::string>& messages) {
     std::vector<std::string> args{"EVALSHA",   held_sha_,  queue_.shard ? "4" : "3",
                                   keys_.ready, keys_.done, keys_.workers};
     if (queue_.shard) args.push_back(queue_done_);  // reports not routed yet

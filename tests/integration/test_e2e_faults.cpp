@@ -66,9 +66,12 @@ TEST_CASE("e2e: kill -9 of a worker process: its tasks run again within the hear
     constexpr std::int64_t kRows = 1500;
     constexpr milliseconds kTtl{2000};
     // With batch 4 the victim also holds tasks it has taken but not started.
-    const int victim_batch = GENERATE(1, 4);
-    INFO("victim batch " << victim_batch);
+    // Claims in Redis with the batch that holds tasks not started yet.
+    const auto [victim_batch, claim] =
+        GENERATE(table<int, std::string>({{1, "mysql"}, {4, "mysql"}, {4, "redis"}}));
+    INFO("victim batch " << victim_batch << ", claim: " << claim);
     QueueSpec queue = e2e_queue();
+    queue.claim = claim;
     queue.batch = 50;
     queue.max_backlog = 10;  // tasks taken back queue behind at most this many others
     queue.lease = "5m";      // so only the heartbeat path can bring them back in time

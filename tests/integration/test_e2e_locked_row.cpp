@@ -17,9 +17,12 @@
 using namespace rowpump::testing;
 
 TEST_CASE("e2e: a row locked by the application never stalls the queue", "[e2e]") {
+    const std::string claim = GENERATE(as<std::string>{}, "mysql", "redis");
+    INFO("claim: " << claim);
     constexpr std::int64_t kRows = 5000;
     const std::string locked_id = "2500";
     QueueSpec queue = e2e_queue();  // order_by user_id
+    queue.claim = claim;
     queue.batch = 200;
     queue.max_backlog = 200;  // before any worker runs, only rows 1..200 can be claimed
     queue.lease = "5m";       // nothing comes back by lease expiry during the test

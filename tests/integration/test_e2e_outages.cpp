@@ -29,8 +29,9 @@ constexpr auto kOutage = 8s;  // longer than the lease, as a redeploy or a MySQL
 
 // Lease 3 s; every row goes to the ready list at once, and two threads at ~200 tasks/s
 // take about 15 s for all of them, so they keep completing throughout the outage.
-QueueSpec outage_queue() {
+QueueSpec outage_queue(const std::string& claim) {
     QueueSpec queue = e2e_queue();
+    queue.claim = claim;
     queue.lease = "3s";
     queue.max_backlog = 5000;
     return queue;
@@ -74,7 +75,9 @@ void check_each_row_once(E2eSystem& sys, TestWorkerProcess& worker) {
 
 TEST_CASE("e2e: MySQL down longer than the lease: no outcome is lost or stale, no task runs twice",
           "[e2e]") {
-    E2eSystem sys(outage_queue(), kRows);
+    const std::string claim = GENERATE(as<std::string>{}, "mysql", "redis");
+    INFO("claim: " << claim);
+    E2eSystem sys(outage_queue(claim), kRows);
     TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, outage_worker());
     REQUIRE(eventually(30s, [&] { return queue_stat(sys.redis, "users", "completed") >= 300; }));
 
@@ -91,7 +94,9 @@ TEST_CASE(
     "e2e: the dispatcher stopped longer than the lease: no outcome is lost or stale, no task runs "
     "twice",
     "[e2e]") {
-    E2eSystem sys(outage_queue(), kRows);
+    const std::string claim = GENERATE(as<std::string>{}, "mysql", "redis");
+    INFO("claim: " << claim);
+    E2eSystem sys(outage_queue(claim), kRows);
     TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, outage_worker());
     REQUIRE(eventually(30s, [&] { return queue_stat(sys.redis, "users", "completed") >= 300; }));
 
@@ -108,8 +113,11 @@ TEST_CASE(
     "e2e: outcomes committed by a dispatcher that crashed before acknowledging them count as "
     "completed when applied again",
     "[e2e]") {
+    const std::string claim = GENERATE(as<std::string>{}, "mysql", "redis");
+    INFO("claim: " << claim);
     constexpr std::int64_t kFew = 300;
     QueueSpec queue = e2e_queue();
+    queue.claim = claim;
     queue.lease = "60s";
     E2eSystem sys(queue, kFew);
     const auto keys = sys.keys();

@@ -58,7 +58,10 @@ TEST_CASE(
     "e2e: retries wait out the backoff and the row is dead after max_attempts until rowpump retry "
     "revives it",
     "[e2e]") {
+    const std::string claim = GENERATE(as<std::string>{}, "mysql", "redis");
+    INFO("claim: " << claim);
     QueueSpec queue = e2e_queue();
+    queue.claim = claim;
     queue.due = "status <> 1";  // not done yet: new rows, and given-up rows once revived
     queue.lease = "30s";
     queue.on_dead = "status = 3";

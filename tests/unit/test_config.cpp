@@ -202,7 +202,7 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
     CHECK_CONFIG_ERROR(with_queue_lines("    bacth: 5\n"), 7, "queues.q.bacth",
                        "unknown key (expected one of: table, id, due, order_by, batch, lease, "
                        "max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "
-                       "leader_timeout, columns, due_since, shards)");
+                       "leader_timeout, columns, due_since, shards, claim)");
     CHECK_CONFIG_ERROR(with_queue_lines("    retry:\n      base: 1s\n      kap: 5m\n"), 9,
                        "queues.q.retry.kap",
                        "unknown key (expected one of: base, cap, max_attempts, max_delay)");
@@ -761,4 +761,18 @@ TEST_CASE("due_count and due_since are read and checked", "[config]") {
     CHECK_CONFIG_ERROR(with_queue_lines("    due_since: \"x; DROP TABLE y\"\n"), 7,
                        "queues.q.due_since",
                        "contains ';' (a fragment must be a single expression)");
+}
+
+TEST_CASE("claim: mysql by default, redis on request, and redis's limits", "[config]") {
+    CHECK(parsed(with_queue_lines("")).queues.at(0).claim == ClaimMode::mysql);
+    CHECK(parsed(with_queue_lines("    claim: mysql\n")).queues.at(0).claim == ClaimMode::mysql);
+    CHECK(
+        parsed(with_queue_lines("    claim: redis\n    order_by: id DESC\n")).queues.at(0).claim ==
+        ClaimMode::redis);
+    CHECK_CONFIG_ERROR(with_queue_lines("    claim: memory\n"), 7, "queues.q.claim",
+                       "must be mysql or redis, got 'memory'");
+    CHECK_CONFIG_ERROR(with_queue_lines("    order_by: a, b\n    claim: redis\n"), 7,
+                       "queues.q.order_by", "with claim: redis, order_by takes one column, got 2");
+    CHECK_CONFIG_ERROR(with_queue_lines("    claim: redis\n    shards:\n      - { name: a }\n"), 7,
+                       "queues.q.claim", "claim: redis does not work with shards yet; use mysql");
 }

@@ -42,7 +42,7 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
         "WHERE (state = 'new')\n"
         "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
         "ORDER BY `created_at` DESC\n"
-        "LIMIT 20");
+        "LIMIT ?");
     CHECK(sql.read_back() ==
           "SELECT `job_id`, `rp_token`, `created_at` FROM `jobs` WHERE `rp_lease_until` = ? AND "
           "`rp_token` >= ? AND `rp_token` < ?\n"
@@ -164,5 +164,64 @@ TEST_CASE("expired leases and retries are claimed through the lease index, oldes
           "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', HEX(`t`.`id`)),\n"
           "    `t`.`rp_lease_until` = ?");
     CHECK(sql.migrate().at(1).find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
+          std::string::npos);
+}
+
+TEST_CASE("claim: redis scans with a keyset cursor, passing over locked rows, and writes nothing",
+          "[queue_sql]") {
+    auto config = load(
+        "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    order_by: created_at\n"
+        "    claim: redis\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    const std::string head =
+        "SELECT `job_id`, CONCAT(`rp_attempts` + 1, '-', HEX(`job_id`)), `created_at` FROM `jobs`\n"
+        "WHERE (state = 'new')\n"
+        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n";
+    CHECK(sql.scan() == head +
+                            "ORDER BY `created_at`, `job_id`\n"
+                            "LIMIT ? FOR UPDATE SKIP LOCKED");
+    CHECK(sql.scan_from() ==
+          head +
+              "  AND (`created_at` > ? OR (`created_at` <=> ? AND `job_id` > ?) OR (? IS NULL AND "
+              "`created_at` IS NOT NULL))\n"
+              "ORDER BY `created_at`, `job_id`\n"
+              "LIMIT ? FOR UPDATE SKIP LOCKED");
+    CHECK(sql.scan_retried().find("WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')") !=
+          std::string::npos);
+    CHECK(sql.scan_retried().find("ORDER BY `rp_lease_until`\nLIMIT ? FOR UPDATE SKIP LOCKED") !=
+          std::string::npos);
+
+    auto descending = load(
+        "    table: jobs\n    id: job_id\n    due: \"1\"\n"
+        "    order_by: created_at DESC\n    claim: redis\n");
+    rowpump::QueueSql desc(descending.queues.at(0));
+    CHECK(desc.scan_from().find("AND (`created_at` < ? OR (`created_at` <=> ? AND `job_id` > ?))\n"
+                                "ORDER BY `created_at` DESC, `job_id`\n") != std::string::npos);
+
+    auto plain = load("    table: jobs\n    id: job_id\n    due: \"1\"\n    claim: redis\n");
+    rowpump::QueueSql by_id(plain.queues.at(0));
+    CHECK(by_id.scan_from().find("  AND `job_id` > ?\nORDER BY `job_id`\nLIMIT ?") !=
+          std::string::npos);
+    // claim: mysql has no scan.
+    rowpump::QueueSql mysql(load("    table: jobs\n    id: job_id\n    due: \"1\"\n").queues.at(0));
+    CHECK(mysql.scan().empty());
+}
+
+TEST_CASE("claim: redis outcomes join on the id and are fenced by the row", "[queue_sql]") {
+    auto config = load(
+        "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n"
+        "    on_success: \"state = :state\"\n    claim: redis\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    const std::string fence =
+        "\nWHERE (state = 'new')\n"
+        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
+        "  AND NOT (`t`.`rp_token` <=> INSERT(`_rp`.`_rp_token`, 16, 1, '='))";
+    for (const auto& statement : {sql.success(2), sql.retry(2), sql.dead(2)}) {
+        CHECK(statement.find("ON `t`.`job_id` = `_rp`.`_rp_id`\n") != std::string::npos);
+        CHECK(statement.size() > fence.size());
+        CHECK(statement.substr(statement.size() - fence.size()) == fence);
+    }
+    // An outcome applied twice is recognised as it is with claims in MySQL.
+    CHECK(sql.settled(1).find("AND `t`.`rp_token` = INSERT(`_rp`.`_rp_token`, 16, 1, '=')") !=
           std::string::npos);
 }

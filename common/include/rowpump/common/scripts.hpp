@@ -46,7 +46,7 @@ extern const char* const kReapScript;
 // dispatcher takes its tasks back), or reported in the done list and not applied yet. One
 // atomic look, so a task moving from one list to the next is never missed. Reads the
 // processing lists by name (ARGV[1] .. worker id): they share the queue's hash tag, so the
-// same Redis Cluster slot. Returns the messages it found.
+// same Redis Cluster slot. Returns the messages it found; given none, every message held.
 //   KEYS[1] ready list, KEYS[2] done list, KEYS[3] workers set, KEYS[4] (a shard's runner
 //   only) the shard's done list; ARGV[1] processing key prefix, ARGV[2..] ready messages
 extern const char* const kHeldScript;

@@ -83,12 +83,20 @@ struct ShardConfig {
     std::string table;  // the queue's table unless the shard names another
 };
 
+// Where a claim is held while its task is in Redis (README.md, "Claims in MySQL or in Redis").
+//   mysql: the claim writes a token and a lease end into the row; the outcome writes it again.
+//   redis: the row is written once, by the outcome. The leader keeps the ids in flight in
+//          memory (learned from Redis when it takes over) and the outcome is fenced by the
+//          row: it applies only while the row is claimable and does not hold its token yet.
+enum class ClaimMode { mysql, redis };
+
 struct QueueConfig {
     std::string name;  // key under `queues:`; also names the Redis keys
     std::string table;
     std::string id;
     SqlFragment due;                  // required
     std::vector<OrderTerm> order_by;  // optional
+    ClaimMode claim = ClaimMode::mysql;
     int batch = 1000;
     Millis lease{60000};
     std::int64_t max_backlog = 10000;

@@ -34,14 +34,25 @@ public:
     // without order_by.
     const std::string& claim_from() const { return claim_from_; }
     // After a claim from the start of the order that took fewer rows than it could: the first
-    // kPassedOverLimit rows that are still claimable, which that claim passed over because
-    // another transaction held them locked (or that came due since). A plain read, no locks.
+    // rows that are still claimable, which that claim passed over because another
+    // transaction held them locked (or that came due since). A plain read, no locks.
+    // Params: limit (kPassedOverLimit, plus the rows in flight with claim: redis).
     static constexpr int kPassedOverLimit = 20;
     const std::string& passed_over() const { return passed_over_; }
     // A batch's ids, tokens and first order_by column (if any), in order_by order, found
     // through the lease index: every row of a batch has the same lease end.
     // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
+    // With claim: redis, instead of the claim statements: up to LIMIT claimable rows, as id
+    // and the token's tail (attempt, '-', HEX(id)), plus the first order_by column (if any),
+    // in (order_by column, id) order. scan_from() goes on after a cursor. Params: limit;
+    // scan_from: cursor id (with order_by: cursor value, cursor value, cursor id, and in
+    // ascending order the cursor value once more), limit.
+    const std::string& scan() const { return scan_; }
+    const std::string& scan_from() const { return scan_from_; }
+    // Rows whose retry delay has passed, oldest first, through the lease index (which with
+    // claim: redis holds only retry delays), in scan()'s columns. Params: limit.
+    const std::string& scan_retried() const { return scan_retried_; }
     // Gives a batch's claims back (its push failed). Params as read_back.
     const std::string& release() const { return release_; }
     // The claimable-row query for EXPLAIN in `rowpump check`, with LIMIT `batch` inlined.
@@ -64,6 +75,8 @@ public:
     // success, retry and dead leave the row with its settled token: the claim token with
     // kSettledMark at position kSettledMarkAt, so that an outcome applied a second time (a
     // dispatcher stopped after the commit, before acknowledging it in Redis) is recognised.
+    // With claim: redis they join on the id alone (the row holds no claim) and apply only to
+    // a claimable row that does not hold the task's settled token yet (fence()).
     std::string success(std::size_t rows) const;
     std::string retry(std::size_t rows) const;
     std::string dead(std::size_t rows) const;
@@ -104,13 +117,15 @@ private:
     std::string values_table(std::size_t rows, const std::vector<std::string>& columns) const;
     std::string join_values(std::size_t rows, const std::vector<std::string>& columns) const;
     static std::string settled_token();
+    std::string fence() const;
+    void build_scan(const std::string& claimable, const std::string& expired);
 
     const QueueConfig& queue_;
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
     std::vector<std::string> placeholders_;
     std::string success_set_;
     std::string claim_plan_, claim_, claim_expired_, claim_from_, passed_over_, read_back_,
-        release_, explain_due_, claimable_, list_dead_, expiring_;
+        release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_;
 };
 
 }  // namespace rowpump

@@ -25,6 +25,8 @@ class PreparedStatement;
 
 namespace rowpump {
 
+class InFlight;
+
 struct AppliedCounts {
     std::int64_t completed = 0;
     std::int64_t retried = 0;
@@ -53,6 +55,25 @@ public:
     [[nodiscard]] Claim claim(std::int64_t limit);
     // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
     bool resuming_sweep() const { return cursor_.has_value(); }
+    // With claim: redis, instead of claim(): reads up to `read_limit` claimable rows after
+    // where the last scan stopped, in order, and returns the first `want` of them that
+    // `in_flight` does not hold, each with a fresh token; nothing is written. Rows other
+    // transactions hold locked are passed over, and reported as claim() reports them.
+    // `ended`: the scan reached the end of the order. The next scan goes on from there, where
+    // rows that came due since normally are (new rows, periodic rows with their next time);
+    // rescan_from_start() makes it sweep from the start again, through every row in flight.
+    struct ScanPage {
+        std::vector<ClaimedRow> rows;
+        bool ended = false;
+    };
+    [[nodiscard]] ScanPage scan(std::int64_t want, std::int64_t read_limit,
+                                const InFlight& in_flight);
+    void rescan_from_start();
+    bool sweeping_from_start() const { return sweeping_from_start_; }
+    // Up to `limit` rows whose retry delay has passed, each with a fresh token, leaving out
+    // those `in_flight` holds.
+    [[nodiscard]] std::vector<ClaimedRow> scan_retried(std::int64_t limit,
+                                                       const InFlight& in_flight);
     // Clears a batch's claims again, for a batch that could not be pushed.
     std::int64_t release(const Claim& claim);
 
@@ -103,7 +124,8 @@ private:
                        const std::string& lease_until, const std::optional<std::string>& cursor,
                        std::int64_t limit);
 
-    void look_for_locked_rows();
+    // `in_flight` (claim: redis): rows in flight are claimable, and not locked.
+    void look_for_locked_rows(const InFlight* in_flight = nullptr);
 
     std::unique_ptr<sql::PreparedStatement> claim_plan_, claim_, claim_expired_, claim_from_,
         passed_over_, read_back_, release_, expiring_;
@@ -111,6 +133,14 @@ private:
         outcome_statements_;
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;  // first order_by column of the last row swept
+    std::unique_ptr<sql::PreparedStatement> scan_, scan_from_, scan_retried_;
+    std::string fresh_batch();  // a token's first part, for scanned rows
+    struct ScanCursor {
+        std::string id;
+        std::optional<std::string> value;  // its first order_by column
+    };
+    std::optional<ScanCursor> scan_cursor_;  // the last row the last scan looked at
+    bool sweeping_from_start_ = true;
     LockedRowWatch locked_rows_;
 };
 

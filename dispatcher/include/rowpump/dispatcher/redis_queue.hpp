@@ -29,9 +29,12 @@ struct DoneEntry {
     // Why the report is applied as a failed attempt instead of what it said (values that do
     // not fit the queue's on_success); its message goes to the bad list as well.
     std::string problem;
+    // With claim: redis, another task of the same row is in flight (InFlight::stale): not
+    // applied, counted as stale.
+    bool stale = false;
 
-    bool accepted() const { return done.has_value() && error.empty(); }
-    bool set_aside() const { return !accepted() || !problem.empty(); }
+    bool accepted() const { return done.has_value() && error.empty() && !stale; }
+    bool set_aside() const { return !done.has_value() || !error.empty() || !problem.empty(); }
     const std::string& why_set_aside() const { return error.empty() ? problem : error; }
 };
 
@@ -94,6 +97,8 @@ public:
     // Which of `messages` (ready messages) are still held: waiting in the ready list, in a
     // listed worker's processing list, or reported in the done list (protocol::kHeldScript).
     std::vector<std::string> held(const std::vector<std::string>& messages);
+    // Every task held so, as ready messages (for InFlight::load).
+    std::vector<std::string> held_all();
     void add_stats(const StatsDelta& stats);
 
     // With shards (shard_balance.hpp): offers this stand-by for its shard, for leader_timeout.
@@ -106,6 +111,7 @@ public:
     ShardLeaders shard_leaders();
 
 private:
+    std::vector<std::string> look_held(const std::vector<std::string>& messages);
     RedisQueue(redis::Connection conn, const QueueConfig& queue, std::string leader_id);
     void append_stats(const StatsDelta& stats, std::size_t& replies);
     void append_aside(const std::vector<std::string>& bad, StatsDelta stats, std::size_t& replies);

@@ -1,0 +1,211 @@
+// End to end with `claim: redis`: the row is written once per task, by its outcome. What a
+// claim in the row guards against is guarded otherwise, and each case is checked on data:
+// - a task is pushed once while it is in flight, also by a new leader (InFlight, learned from
+//   Redis when it takes over);
+// - an outcome applied a second time changes nothing, even when its row is due again (the
+//   row's settled token, QueueSql::fence);
+// - a task that no Redis list holds any more (lost with Redis's data) comes back.
+// The other e2e tests (outages, retries, locked rows, worker kills) run in both modes.
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "rowpump/testing/e2e_system.hpp"
+#include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/queue_redis.hpp"
+
+using namespace rowpump::testing;
+using std::chrono::milliseconds;
+
+namespace {
+
+QueueSpec redis_claim_queue() {
+    QueueSpec queue = e2e_queue();
+    queue.claim = "redis";
+    return queue;
+}
+
+// Row updates the server has made (every session; nothing else writes during the test).
+std::int64_t rows_updated(MysqlClient& db) {
+    return db.scalar(
+        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "
+        "'HANDLER_UPDATE'");
+}
+
+// How many times the workers ran each row's handler.
+std::map<std::string, int> runs_by_row(const std::vector<TestWorkerProcess*>& workers) {
+    std::map<std::string, int> runs;
+    for (auto* worker : workers) {
+        for (const auto& task : worker->handled()) ++runs[task.id];
+    }
+    return runs;
+}
+
+// Rows whose `runs` column differs from the number of handler runs the workers logged.
+std::int64_t rows_applied_not_as_run(E2eSystem& sys, const std::map<std::string, int>& runs) {
+    std::int64_t wrong = 0;
+    for (const Row& row : sys.db.rows("SELECT user_id, runs FROM user_block_status")) {
+        const auto it = runs.find(row[0].value_or(""));
+        const int ran = it == runs.end() ? 0 : it->second;
+        wrong += std::to_string(ran) != row[1].value_or("NULL");
+    }
+    return wrong;
+}
+
+}  // namespace
+
+TEST_CASE("e2e: claim: redis writes each task's row once, and applies each outcome once", "[e2e]") {
+    constexpr std::int64_t kRows = 20000;
+    QueueSpec queue = redis_claim_queue();
+    queue.max_backlog = 2000;  // most rows are dispatched while outcomes are applied
+    E2eSystem sys(queue, kRows);
+    const auto keys = sys.keys();
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == 2000; }));
+    const auto updated_before = rows_updated(sys.db);
+
+    TestWorkerSpec quick{"quick-a"}, batched{"quick-b"};
+    quick.threads = batched.threads = 4;
+    batched.batch = 16;
+    TestWorkerProcess a(ROWPUMP_TEST_WORKER, sys, quick), b(ROWPUMP_TEST_WORKER, sys, batched);
+    const bool done = eventually(
+        90s, [&] { return queue_stat(sys.redis, "users", "completed") >= kRows; }, 50ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(done);
+
+    // One row update per task: the outcome. (With claim: mysql, 2 per task: the claim too.)
+    CHECK(rows_updated(sys.db) - updated_before == kRows);
+    CHECK(sys.rows_left() == 0);
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(sys.rows_claimed() == 0);  // every row holds its outcome's settled token
+    auto stats = queue_stats(sys.redis, "users");
+    CHECK(stats["dispatched"] == kRows);  // none pushed twice while in flight
+    CHECK(stats["stale"] == 0);
+    CHECK(stats["bad"] == 0);
+    const auto runs = runs_by_row({&a, &b});
+    CHECK(runs.size() == static_cast<std::size_t>(kRows));
+    CHECK(rows_applied_not_as_run(sys, runs) == 0);
+    const std::string log = sys.dispatcher->log();
+    INFO("dispatcher log:\n" << sys.dispatcher->log_tail());
+    CHECK(log.find(" warning ") == std::string::npos);
+    CHECK(log.find(" error ") == std::string::npos);
+}
+
+TEST_CASE(
+    "e2e: claim: redis: an outcome applied again after a crash changes nothing, though its row "
+    "is due again",
+    "[e2e]") {
+    // Each row runs twice: after its first outcome it is due again at once.
+    constexpr std::int64_t kFew = 300;
+    QueueSpec queue = redis_claim_queue();
+    queue.due = "runs < 2";
+    queue.on_success = "runs = runs + 1, status = :status";
+    E2eSystem sys(queue, kFew);
+    const auto keys = sys.keys();
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == kFew; }));
+
+    // First runs: their outcomes wait in the done list while the dispatcher is frozen.
+    sys.dispatcher->signal(SIGSTOP);
+    TestWorkerSpec spec{"first"};
+    auto first = std::make_unique<TestWorkerProcess>(ROWPUMP_TEST_WORKER, sys, spec);
+    REQUIRE(eventually(20s, [&] { return list_length(sys.redis, keys.done) == kFew; }));
+    first->process().signal(SIGTERM);
+    REQUIRE(first->process().wait(10s));
+
+    // The dispatcher commits them but cannot acknowledge them (Redis refuses writes), then
+    // crashes. Every row is due again, and its first outcome is still in the done list.
+    sys.redis.command({"CLIENT", "PAUSE", "60000", "WRITE"});
+    sys.dispatcher->signal(SIGCONT);
+    const bool committed = eventually(20s, [&] {
+        return sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE runs = 1") == kFew;
+    });
+    sys.dispatcher->process().kill();
+    sys.redis.command({"CLIENT", "UNPAUSE"});
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(committed);
+    REQUIRE(list_length(sys.redis, keys.done) == kFew);
+
+    // The next dispatcher applies those outcomes again: they change nothing. Then it pushes
+    // the second runs.
+    sys.dispatcher = sys.bed.start_dispatcher(sys.config, "dispatcher-again.log");
+    spec.worker_id = "second";
+    TestWorkerProcess second(ROWPUMP_TEST_WORKER, sys, spec);
+    const bool all_twice = eventually(30s, [&] {
+        return sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE runs = 2") == kFew;
+    });
+    REQUIRE(
+        eventually(10s, [&] { return queue_stat(sys.redis, "users", "completed") == 2 * kFew; }));
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(all_twice);
+    const auto runs = runs_by_row({first.get(), &second});
+    CHECK(rows_applied_not_as_run(sys, runs) == 0);  // runs = 2 only where the handler ran twice
+    CHECK(second.handled().size() == static_cast<std::size_t>(kFew));
+    CHECK(queue_stat(sys.redis, "users", "stale") == 0);
+    CHECK(sys.dispatcher->log().find("300 outcomes had been applied already") != std::string::npos);
+}
+
+TEST_CASE("e2e: claim: redis: a new leader learns the tasks in flight and pushes none again",
+          "[e2e]") {
+    constexpr std::int64_t kRows = 3000;
+    QueueSpec queue = redis_claim_queue();
+    queue.max_backlog = 1000;
+    E2eSystem sys(queue, kRows);
+    const auto keys = sys.keys();
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == 1000; }));
+    auto standby = sys.bed.start_dispatcher(sys.config, "standby.log");
+    REQUIRE(
+        eventually(10s, [&] { return standby->log().find("standing by") != std::string::npos; }));
+
+    // Slow workers: when the leader dies, tasks wait in the ready list, in processing lists
+    // and in the done list, and none of their rows has been written.
+    TestWorkerSpec spec{"slow"};
+    spec.threads = 4;
+    spec.work = milliseconds(4);
+    TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, spec);
+    REQUIRE(eventually(20s, [&] { return queue_stat(sys.redis, "users", "completed") >= 500; }));
+    sys.dispatcher->process().kill();
+    REQUIRE(eventually(
+        20s, [&] { return standby->log().find("took the leader lock") != std::string::npos; }));
+
+    const bool done = eventually(
+        60s, [&] { return queue_stat(sys.redis, "users", "completed") >= kRows; }, 50ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary() << "\nstand-by log:\n"
+                                            << standby->log_tail());
+    REQUIRE(done);
+    CHECK(sys.rows_left() == 0);
+    CHECK(sys.rows_not_run_once() == 0);
+    // Not one task was pushed again, so no handler ran twice.
+    CHECK(queue_stat(sys.redis, "users", "dispatched") == kRows);
+    const auto runs = runs_by_row({&worker});
+    CHECK(runs.size() == static_cast<std::size_t>(kRows));
+    CHECK(rows_applied_not_as_run(sys, runs) == 0);
+    CHECK(standby->log().find("tasks in flight") != std::string::npos);
+}
+
+TEST_CASE("e2e: claim: redis: tasks lost from Redis come back after a fraction of the lease",
+          "[e2e]") {
+    constexpr std::int64_t kRows = 500;
+    QueueSpec queue = redis_claim_queue();
+    queue.lease = "2s";  // tasks in flight are looked for in Redis every 250 ms
+    E2eSystem sys(queue, kRows);
+    const auto keys = sys.keys();
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == kRows; }));
+
+    // The ready list is lost (as with a Redis restart without its data, but keeping the
+    // leader lock): no worker can report those tasks, and their rows are due.
+    sys.redis.command({"DEL", keys.ready});
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == kRows; }));
+    CHECK(sys.dispatcher->log().find("500 tasks in flight are in no Redis list any more") !=
+          std::string::npos);
+
+    TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, TestWorkerSpec{"after"});
+    REQUIRE(eventually(20s, [&] { return queue_stat(sys.redis, "users", "completed") >= kRows; }));
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(queue_stat(sys.redis, "users", "dispatched") == 2 * kRows);
+    CHECK(worker.handled().size() == static_cast<std::size_t>(kRows));
+}

@@ -32,10 +32,10 @@ struct EndToEndSpec {
     std::int64_t rows = 1000000;
     int processes = 2;
     int threads = 4;
-    int worker_batch = 0;         // WorkerOptions::batch (0: adaptive, the SDK's default)
-    int handler_ms = 0;           // the handler sleeps this long (0: returns at once)
-    std::string claim = "mysql";  // the queue's claim mode (`claim:`)
-    int batch = 1000;             // the queue's claim batch
+    int worker_batch = 0;  // WorkerOptions::batch (0: adaptive, the SDK's default)
+    int handler_ms = 0;    // the handler sleeps this long (0: returns at once)
+    std::string claim;     // the queue's `claim:` mode; empty: not set (mysql, the default)
+    int batch = 1000;      // the queue's claim batch
     std::int64_t max_backlog = 20000;
     int time_limit_s = 300;
 };

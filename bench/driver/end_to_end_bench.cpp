@@ -43,7 +43,7 @@ std::string label(const EndToEndSpec& spec) {
     return std::to_string(spec.processes) + "x" + std::to_string(spec.threads) +
            (spec.worker_batch > 0 ? "x" + std::to_string(spec.worker_batch) : "") +
            (spec.handler_ms > 0 ? "+" + std::to_string(spec.handler_ms) + "ms" : "") +
-           (spec.claim != "mysql" ? "@" + spec.claim : "");
+           (spec.claim.empty() ? "" : "@" + spec.claim);
 }
 
 // The dispatcher, then its workers once the queue is announced.

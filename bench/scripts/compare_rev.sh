@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # End to end, the current dispatcher against an older one, on one pair of servers with the two
 # sides interleaved (docs/benchmarks.md, "What changed the end-to-end rate").
-#   bench/scripts/compare_rev.sh OLD_REV OLD_INDEXES [REPS] [CONFIG]
+#   bench/scripts/compare_rev.sh OLD_REV OLD_INDEXES [REPS] [CONFIG] [CURRENT_CONFIGS]
 # OLD_INDEXES: the bookkeeping indexes OLD_REV's tables need (the driver's --indexes):
-# "token" before 35a2ebd, "token,lease" from 35a2ebd to b2cebae. REPS defaults to 3, CONFIG
-# (worker processes x threads) to 4x8. The current side uses build-bench/ (scripts/bench.sh
+# "token" before 35a2ebd, "token,lease" from 35a2ebd to b2cebae, "lease" since. REPS defaults
+# to 3, CONFIG (worker processes x threads[x batch], see the driver's --e2e-configs) to 4x8.
+# CURRENT_CONFIGS: what the current side runs, a comma-separated list (default CONFIG), e.g.
+# 2x4x16,2x4x16@redis to add claim: redis. The current side uses build-bench/ (scripts/bench.sh
 # builds it) and the tables `rowpump migrate` makes today. OLD_REV is exported with `git
 # archive` and built in run/compare-<time>/old-build; the results stay in run/compare-<time>/.
+# Prints, per side and config, tasks/s, MariaDB CPU seconds per million tasks and row updates
+# per task (MariaDB's Handler_update), each run in order.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 (($# >= 2)) || die "usage: $0 OLD_REV OLD_INDEXES [REPS] [CONFIG]"
-old_rev=$1 old_indexes=$2 reps=${3:-3} config=${4:-4x8}
+old_rev=$1 old_indexes=$2 reps=${3:-3} config=${4:-4x8} current_configs=${5:-${4:-4x8}}
 driver=$ROWPUMP_ROOT/build-bench/bench/rowpump_bench
 [[ -x $driver ]] || die "no $driver: run scripts/bench.sh (or build target rowpump_bench) first"
 run_dir=$ROWPUMP_ROOT/run/compare-$(date +%Y%m%d-%H%M%S)
@@ -37,18 +41,24 @@ start_servers "$run_dir"
 
 for ((rep = 1; rep <= reps; rep++)); do
     log "end to end, repetition $rep of $reps"
-    "$driver" --run-dir "$run_dir/current" --phases e2e --reps 1 --e2e-configs "$config" >/dev/null
+    "$driver" --run-dir "$run_dir/current" --phases e2e --reps 1 --e2e-configs "$current_configs" \
+        >/dev/null
     "$driver" --run-dir "$run_dir/old" --phases e2e --reps 1 --e2e-configs "$config" \
         --rowpump "$old_rowpump" --indexes "$old_indexes" >/dev/null
 done
 
-say "## End to end, $config: current ($(git -C "$ROWPUMP_ROOT" describe --always --dirty)) vs $old_rev"
+say "## End to end: current ($(git -C "$ROWPUMP_ROOT" describe --always --dirty)) vs $old_rev"
 say
-say "| | tasks/s per run | MariaDB CPU s per run |"
-say "|---|---|---|"
+say "| side | config | tasks/s per run | MariaDB CPU s per million tasks | row updates per task |"
+say "|---|---|---|---|---|"
 for side in current old; do
     awk -F'\t' -v side="$side" '
-        { for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-          rate = rate sep sprintf("%.0f", v["tasks_per_s"]); cpu = cpu sep sprintf("%.1f", v["mysql_cpu_s"]); sep = " / " }
-        END { printf "| %s | %s | %s |\n", side, rate, cpu }' "$run_dir/$side/results.tsv"
+        { delete v; for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+          c = $2; if (!(c in rate)) order[++n] = c
+          rate[c] = rate[c] sep[c] sprintf("%.0f", v["tasks_per_s"])
+          cpu[c] = cpu[c] sep[c] sprintf("%.1f", v["mysql_cpu_s"] * 1e6 / v["completed"])
+          upd[c] = upd[c] sep[c] sprintf("%.2f", v["row_updates_per_task"]); sep[c] = " / " }
+        END { for (i = 1; i <= n; i++) { c = order[i]
+                printf "| %s | %s | %s | %s | %s |\n", side, c, rate[c], cpu[c], upd[c] } }' \
+        "$run_dir/$side/results.tsv"
 done

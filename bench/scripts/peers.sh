@@ -62,7 +62,7 @@ record() { (IFS=$'\t'; say "$*") >>"$results"; }
 run_rowpump() {
     local round=$1 dir=$run_dir/rowpump-r$1
     "$driver" --run-dir "$dir" --phases e2e --reps 1 --e2e-rows "$jobs" \
-        --e2e-configs 2x4,2x4x16 >/dev/null 2>>"$run_dir/peers.log"
+        --e2e-configs 2x4,2x4x16,2x4@redis,2x4x16@redis >/dev/null 2>>"$run_dir/peers.log"
     awk -F'\t' -v round="$round" -v jobs="$jobs" -v OFS='\t' '
         $1 == "e2e" { delete v
             for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }

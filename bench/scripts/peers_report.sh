@@ -30,16 +30,19 @@ summarize() {
         }
         function label(name, config,   n) {
             if (name == "rowpump")
-                return config == "2x4" ? "rowpump, 2 workers x 4 threads, batch 1 (default)" \
-                                       : "rowpump, 2 workers x 4 threads, batch 16"
+                return "rowpump, 2 workers x 4 threads, " \
+                       (config ~ /^2x4x16/ ? "batch 16" : "default batch") \
+                       (config ~ /@redis$/ ? ", claim: redis" : "")
             if (name == "delayed_job") return "delayed_job, " substr(config, 1, length(config) - 1) " workers"
             if (name == "sidekiq")
                 return "Sidekiq, 2 processes x 10 threads, per-job logging " substr(config, 10)
             n = substr(config, 1, index(config, "x") - 1)
             return "BullMQ, " n (n == 1 ? " process" : " processes") " x concurrency 50"
         }
-        function mysql(name) {
-            if (name == "rowpump") return "yes: claim and outcome on the task row"
+        function mysql(name, config) {
+            if (name == "rowpump")
+                return config ~ /@redis$/ ? "yes: the outcome on the task row" \
+                                          : "yes: claim and outcome on the task row"
             if (name == "delayed_job") return "yes: the queue is a MySQL table"
             return "no: Redis only"
         }
@@ -61,7 +64,7 @@ summarize() {
         END {
             for (k = 1; k <= keys; k++) {
                 key = order[k]; split(key, sc, "\t")
-                print label(sc[1], sc[2]), mysql(sc[1]), median(rates[key]), shown[key],
+                print label(sc[1], sc[2]), mysql(sc[1], sc[2]), median(rates[key]), shown[key],
                     median(total[key]), median(procs[key]), median(db[key]), median(kv[key]),
                     twice[key], rounds[key], complete[key], group(median(rates[key]))
             }

@@ -228,7 +228,8 @@ end:
         phase[d] = CLAIM }
 
     /* the outcome transaction (QueueStore::apply, on the second connection): before the
-     * claim, or in a thread beside it (while a sweep resumes), so possibly after the push */
+     * claim, in a thread beside it (while a sweep resumes), or after the push (in a cycle a
+     * nudge started) */
     :: atomic { pending[d] && (phase[d] == CLAIM || phase[d] == ACK) ->
         apply_outcome(got[d], 0);
         pending[d] = 0 }

@@ -229,22 +229,29 @@ Millis QueueRunner::cycle() {
     auto apply = [this, &done] {
         const auto started = Clock::now();
         auto counts = apply_isolating(*outcome_store_, done);
-        metrics_.outcome_batch_duration().observe(Clock::now() - started);
+        const auto took = Clock::now() - started;
+        metrics_.outcome_batch_duration().observe(took);
+        spdlog::debug("queue {}: applied a batch of {} done messages in {} ms", label_, done.size(),
+                      std::chrono::duration_cast<Millis>(took).count());
         return counts;
     };
     // A claim that resumes a sweep reads only rows ahead of all rows in flight, so it can run
     // beside their outcomes. A claim from the start of the order reads the rows in flight too,
-    // and would wait for (or deadlock with) the outcome transaction: outcomes go first then.
-    // With claim: redis the claim is a plain read, which never waits.
+    // and would wait for (or deadlock with) the outcome transaction: outcomes go first then,
+    // or, in a cycle a nudge started, last: a producer waits for that claim, and it cannot take
+    // the outcomes' rows (the lease of a task whose outcome waits in Redis is kept). With
+    // claim: redis the claim is a read that never waits, and the rows are in flight.
     AppliedCounts counts;
     std::future<AppliedCounts> applying;  // declared after `done`: joined before it goes
     const bool any_outcome = any_accepted(done);
-    if (any_outcome && (store_->resuming_sweep() || queue_.claim == ClaimMode::redis)) {
+    const bool beside = store_->resuming_sweep() || queue_.claim == ClaimMode::redis;
+    const bool outcomes_last = any_outcome && nudged_cycle_ && !beside;
+    if (any_outcome && beside) {
         applying = std::async(std::launch::async, [&apply] {
             MysqlThread mysql_thread;
             return apply();
         });
-    } else if (any_outcome) {
+    } else if (any_outcome && !outcomes_last) {
         counts = apply();
     }
 
@@ -271,6 +278,7 @@ Millis QueueRunner::cycle() {
     }
     // Outcomes committed in MySQL are acknowledged even when the claim side failed.
     if (applying.valid()) counts = applying.get();
+    if (outcomes_last) counts = apply();
     counts.stale += std::count_if(done.begin(), done.end(), [](const auto& e) { return e.stale; });
     const auto applied = ack_done(done, counts);
     if (dispatch_error) std::rethrow_exception(dispatch_error);
@@ -506,6 +514,7 @@ void QueueRunner::sleep_for(Millis pause) {
         wake_.wait_for(lock, pause,
                        [this] { return stopping_.load() || (nudge_wakes_ && nudged_); });
     }
+    nudged_cycle_ = pause.count() > 0 && nudge_wakes_ && nudged_;
     nudged_ = false;  // any number of nudges before a claim are answered by that claim
 }
 

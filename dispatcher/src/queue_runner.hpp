@@ -100,6 +100,7 @@ private:
     TimePoint next_sweep_{};         // claim: redis: when the scan may start over
     bool nudged_ = false;            // under mutex_: a nudge came since the last sleep
     bool nudge_wakes_ = false;       // the last cycle left room to claim: a nudge may end the sleep
+    bool nudged_cycle_ = false;      // a nudge ended the last sleep: this cycle claims first
     ShardBalance* balance_;
     TimePoint next_balance_{};
     TimePoint handed_over_until_{};  // leaves the lock to the stand-by it was handed to

@@ -9,6 +9,8 @@
 #include "rowpump/common/keys.hpp"
 #include "rowpump/nudge.hpp"
 #include "rowpump/testing/eventually.hpp"
+#include "rowpump/testing/log_lines.hpp"
+#include "rowpump/testing/protocol_worker.hpp"
 #include "rowpump/testing/queue_redis.hpp"
 #include "rowpump/testing/seed.hpp"
 #include "rowpump/testing/test_bed.hpp"
@@ -71,6 +73,48 @@ TEST_CASE("a nudge gets a due row claimed at once, not at the next poll", "[disp
     // Each row was pushed once, by the leader.
     CHECK(parse_ready_all(list_all(redis, keys.ready)).size() == 5);
     CHECK_FALSE(log_contains(*standby, "dispatched"));
+}
+
+TEST_CASE("a cycle a nudge started pushes the new row before it applies outcomes", "[dispatcher]") {
+    TestBed bed;
+    MysqlClient db = bed.db();
+    create_user_block_status(db);
+    QueueSpec queue;
+    queue.poll_min = "5s";  // only nudges start a cycle within the test
+    queue.poll_max = "5s";
+    queue.extra_lines = {"leader_timeout: 30s"};
+    const std::string config = bed.write_config({queue});
+    migrate_apply(config);
+    const auto dispatcher = bed.start_dispatcher(config);
+    rowpump::redis::Connection redis = bed.redis_client();
+    const auto keys = rowpump::protocol::keys_for("users");
+    REQUIRE(eventually(10s, [&] { return subscribers(redis) == 1; }));
+
+    insert_users(db, 1, 1);
+    redis.command({"PUBLISH", keys.nudge, "1"});
+    REQUIRE(eventually(10s, [&] { return list_length(redis, keys.ready) == 1; }));
+    {  // row 1's outcome waits in the done list while the dispatcher sleeps
+        ProtocolWorkerOptions options;
+        options.redis.port = bed.redis.port();
+        ProtocolWorker worker(options);
+        REQUIRE(eventually(10s, [&] { return list_length(redis, keys.done) == 1; }));
+    }
+    insert_users(db, 2, 1);
+    redis.command({"PUBLISH", keys.nudge, "1"});
+    REQUIRE(eventually(10s, [&] {
+        return list_length(redis, keys.ready) == 1 && list_length(redis, keys.done) == 0;
+    }));
+
+    // One cycle read row 1's outcome and claimed row 2: the claim and push came first.
+    std::vector<std::string> steps;
+    for (const auto& line : log_lines(dispatcher->log(), [](const auto&, const auto& text) {
+             return text.find("dispatched") != std::string::npos ||
+                    text.find("applied a batch") != std::string::npos;
+         })) {
+        steps.push_back(line.find("dispatched") != std::string::npos ? "push" : "apply");
+    }
+    CHECK(steps == std::vector<std::string>{"push", "push", "apply"});
+    CHECK(db.scalar("SELECT status FROM user_block_status WHERE user_id = 1") == 1);
 }
 
 TEST_CASE("nudging a queue whose name cannot be one is an error", "[worker]") {

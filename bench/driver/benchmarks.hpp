@@ -58,6 +58,7 @@ struct LatencySpec {
     // inserted when it is due (due_at = NOW(6)), at `rate`; nudged: live, and each insert is
     // followed by PUBLISH rowpump:{q}:nudge.
     std::string inserts = "scheduled";
+    std::string claim = "mysql";  // the queue's claim mode; mysql is left to the default
 };
 // C (latency): due_at -> handler start, p50/p99/max, on a queue that keeps up.
 Sample run_latency(Context& ctx, const LatencySpec& spec, int rep);

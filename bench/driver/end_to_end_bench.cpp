@@ -280,8 +280,10 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     q.lease = "1m";
     q.on_success = "status = 1, started_at = FROM_UNIXTIME(:started)";
     q.poll_min = spec.poll_min;
-    const std::string config =
-        "poll_min=" + spec.poll_min + (spec.inserts == "scheduled" ? "" : " " + spec.inserts);
+    if (spec.claim != "mysql") q.claim = spec.claim;
+    const std::string config = "poll_min=" + spec.poll_min +
+                               (spec.inserts == "scheduled" ? "" : " " + spec.inserts) +
+                               (spec.claim == "mysql" ? "" : " claim=" + spec.claim);
     const auto file = ctx.write_config(q, "latency.yaml");
     const auto rows = static_cast<std::int64_t>(spec.rate * spec.seconds);
 

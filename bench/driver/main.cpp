@@ -38,6 +38,7 @@ struct Options {
     LatencySpec latency;
     std::vector<std::string> latency_polls{"50ms", "10ms"};
     std::vector<std::string> latency_inserts{"scheduled", "live", "nudged"};
+    std::vector<std::string> latency_claims{"mysql"};
     BaselineSpec baseline;
 };
 
@@ -113,10 +114,13 @@ void run_latency_phase(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) {
         for (const auto& poll : o.latency_polls) {
             for (const auto& inserts : o.latency_inserts) {
-                LatencySpec spec = o.latency;
-                spec.poll_min = poll;
-                spec.inserts = inserts;
-                run_latency(ctx, spec, rep);
+                for (const auto& claim : o.latency_claims) {
+                    LatencySpec spec = o.latency;
+                    spec.poll_min = poll;
+                    spec.inserts = inserts;
+                    spec.claim = claim;
+                    run_latency(ctx, spec, rep);
+                }
             }
         }
     }
@@ -163,6 +167,9 @@ Options parse_options(int argc, char** argv) {
         ->delimiter(',')
         ->check(CLI::IsMember({"scheduled", "live", "nudged"}));
     app.add_option("--latency-workers", latency_workers, "PROCESSESxTHREADS");
+    app.add_option("--latency-claims", o.latency_claims, "claim modes: mysql, redis")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"mysql", "redis"}));
     app.add_option("--baseline-threads", o.baseline.threads);
     app.add_option("--baseline-rows", o.baseline.rows, "stop after this many tasks");
     app.add_option("--baseline-seconds", o.baseline.seconds, "or after this long");

@@ -77,9 +77,11 @@ QueueSql::QueueSql(const QueueConfig& queue)
 
 void QueueSql::build_scan(const std::string& claimable, const std::string& expired) {
     // A keyset scan in (first order_by column, id) order: the rows in flight stay claimable
-    // until their outcome, so each scan goes on from where the last one ended.
-    const std::string select =
-        "SELECT " + id_ + ", CONCAT(" + attempts_ + " + 1, '-', HEX(" + id_ + "))";
+    // until their outcome, so each scan goes on from where the last one ended. Each row comes
+    // with its token but the first 8 hex digits (QueueStore::scan adds them): the row's
+    // version (see fence()), its attempt and its id.
+    const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
+                               attempts_ + " + 1, '-', HEX(" + id_ + "))";
     std::string order = id_, after = id_ + " > ?";
     std::string cursor_column;
     if (!queue_.order_by.empty()) {
@@ -136,13 +138,23 @@ std::string QueueSql::join_values(std::size_t rows, const std::vector<std::strin
            id_ + " = `_rp`.`_rp_id`" + on + "\n";
 }
 
+std::string QueueSql::row_version(const std::string& table) const {
+    const std::string token = table.empty() ? token_ : table + "." + token_;
+    return "LPAD(HEX(CRC32(COALESCE(" + token + ", ''))), 8, '0')";
+}
+
 std::string QueueSql::fence() const {
-    // With claims in Redis: the outcome applies while the row is claimable (due, not dead,
-    // past its retry delay) and does not hold this task's settled token yet. Applied a second
-    // time (a dispatcher stopped after the commit, before acknowledging it in Redis) it
-    // changes nothing, even when the row is due again by then.
+    // With claims in Redis the row holds no claim. The outcome applies while the row is
+    // claimable (due, not dead, past its retry delay) and still at the version its task was
+    // read at: its token's digits 9 to 16 are a checksum of the row's token column then, and
+    // every applied outcome leaves its own settled token there. So at most one outcome applies
+    // per version of the row: a copy applied again (a dispatcher stopped after the commit,
+    // before acknowledging it) or late (a leader that lost its lock while it applied) changes
+    // nothing, even when the row is due again by then.
     if (queue_.claim == ClaimMode::mysql) return "";
-    return "\nWHERE " + claimable_ + "\n  AND NOT (`t`." + token_ + " <=> " + settled_token() + ")";
+    return "\nWHERE " + claimable_ + "\n  AND " + row_version("`t`") +
+           " = SUBSTRING(`_rp`.`_rp_token`, 9, 8)\n  AND NOT (`t`." + token_ + " <=> " +
+           settled_token() + ")";
 }
 
 std::string QueueSql::settled_token() {

@@ -147,8 +147,10 @@ Claim QueueStore::claim(std::int64_t limit) {
 }
 
 std::string QueueStore::fresh_batch() {
-    char batch[24];
-    std::snprintf(batch, sizeof batch, "%016llX-", static_cast<unsigned long long>(random_()));
+    // The token's first 8 hex digits; the scan reads the rest (QueueSql::scan).
+    char batch[16];
+    std::snprintf(batch, sizeof batch, "%08llX",
+                  static_cast<unsigned long long>(random_() & 0xFFFFFFFFULL));
     return batch;
 }
 

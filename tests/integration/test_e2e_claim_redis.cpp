@@ -2,8 +2,8 @@
 // claim in the row guards against is guarded otherwise, and each case is checked on data:
 // - a task is pushed once while it is in flight, also by a new leader (InFlight, learned from
 //   Redis when it takes over);
-// - an outcome applied a second time changes nothing, even when its row is due again (the
-//   row's settled token, QueueSql::fence);
+// - an outcome applied a second time, or late, changes nothing, even when its row is due
+//   again (the row's version, QueueSql::fence);
 // - a task that no Redis list holds any more (lost with Redis's data) comes back.
 // The other e2e tests (outages, retries, locked rows, worker kills) run in both modes.
 
@@ -16,9 +16,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "rowpump/common/messages.hpp"
 #include "rowpump/testing/e2e_system.hpp"
+#include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"
+#include "rowpump/testing/rowpump_cli.hpp"
 
 using namespace rowpump::testing;
 using std::chrono::milliseconds;
@@ -208,4 +211,49 @@ TEST_CASE("e2e: claim: redis: tasks lost from Redis come back after a fraction o
     CHECK(sys.rows_not_run_once() == 0);
     CHECK(queue_stat(sys.redis, "users", "dispatched") == 2 * kRows);
     CHECK(worker.handled().size() == static_cast<std::size_t>(kRows));
+}
+
+TEST_CASE(
+    "e2e: claim: redis: a late copy of an outcome finds its row at a newer version and changes "
+    "nothing",
+    "[e2e]") {
+    // One row that runs three times. A copy of its first outcome reaches the done list after
+    // the second was applied, while the row is due and nothing of it is in flight: what a
+    // leader that lost its lock while applying that outcome would commit late.
+    QueueSpec queue = redis_claim_queue();
+    queue.due = "runs < 3";
+    queue.on_success = "runs = runs + 1, status = :status";
+    E2eSystem sys(queue, 1);
+    rowpump::Worker worker(e2e_worker_options(sys, "periodic"));
+    const auto runs = [&] { return sys.db.scalar("SELECT runs FROM user_block_status"); };
+    const rowpump::Outcome ok = rowpump::Outcome::success({{"status", "1"}});
+
+    const std::optional<rowpump::Task> first = worker.fetch(10s);
+    REQUIRE(first);
+    REQUIRE(worker.complete(*first, ok));
+    REQUIRE(eventually(10s, [&] { return runs() == 1; }));
+    const std::optional<rowpump::Task> second = worker.fetch(10s);
+    REQUIRE(second);
+    CHECK(second->token != first->token);
+    // Paused, the queue applies outcomes and pushes nothing: after the second outcome the
+    // row is due and not in flight.
+    REQUIRE(rowpump_cli({"pause", "-c", sys.config, "users"}).status.success());
+    REQUIRE(worker.complete(*second, ok));
+    REQUIRE(eventually(10s, [&] { return runs() == 2; }));
+
+    rowpump::protocol::Done late;
+    late.task = *first;
+    late.verb = rowpump::Verb::success;
+    late.values = {{"status", "1"}};
+    sys.redis.command({"RPUSH", sys.keys().done, rowpump::protocol::format_done(late)});
+    REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "stale") == 1; }));
+    CHECK(list_length(sys.redis, sys.keys().done) == 0);
+    CHECK(runs() == 2);  // not counted as a third run
+
+    REQUIRE(rowpump_cli({"resume", "-c", sys.config, "users"}).status.success());
+    const std::optional<rowpump::Task> third = worker.fetch(10s);
+    REQUIRE(third);
+    REQUIRE(worker.complete(*third, ok));
+    REQUIRE(eventually(10s, [&] { return runs() == 3; }));
+    CHECK(queue_stat(sys.redis, "users", "completed") == 3);
 }

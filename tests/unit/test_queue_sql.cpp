@@ -174,7 +174,8 @@ TEST_CASE("claim: redis scans with a keyset cursor, passing over locked rows, an
         "    claim: redis\n");
     rowpump::QueueSql sql(config.queues.at(0));
     const std::string head =
-        "SELECT `job_id`, CONCAT(`rp_attempts` + 1, '-', HEX(`job_id`)), `created_at` FROM `jobs`\n"
+        "SELECT `job_id`, CONCAT(LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0'), '-', "
+        "`rp_attempts` + 1, '-', HEX(`job_id`)), `created_at` FROM `jobs`\n"
         "WHERE (state = 'new')\n"
         "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n";
     CHECK(sql.scan() == head +
@@ -207,7 +208,8 @@ TEST_CASE("claim: redis scans with a keyset cursor, passing over locked rows, an
     CHECK(mysql.scan().empty());
 }
 
-TEST_CASE("claim: redis outcomes join on the id and are fenced by the row", "[queue_sql]") {
+TEST_CASE("claim: redis outcomes join on the id and are fenced by the row's version",
+          "[queue_sql]") {
     auto config = load(
         "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n"
         "    on_success: \"state = :state\"\n    claim: redis\n");
@@ -215,6 +217,8 @@ TEST_CASE("claim: redis outcomes join on the id and are fenced by the row", "[qu
     const std::string fence =
         "\nWHERE (state = 'new')\n"
         "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
+        "  AND LPAD(HEX(CRC32(COALESCE(`t`.`rp_token`, ''))), 8, '0') = "
+        "SUBSTRING(`_rp`.`_rp_token`, 9, 8)\n"
         "  AND NOT (`t`.`rp_token` <=> INSERT(`_rp`.`_rp_token`, 16, 1, '='))";
     for (const auto& statement : {sql.success(2), sql.retry(2), sql.dead(2)}) {
         CHECK(statement.find("ON `t`.`job_id` = `_rp`.`_rp_id`\n") != std::string::npos);

@@ -44,7 +44,8 @@ public:
     // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
     // With claim: redis, instead of the claim statements: up to LIMIT claimable rows, as id
-    // and the token's tail (attempt, '-', HEX(id)), plus the first order_by column (if any),
+    // and the token but its first 8 hex digits (row version, '-', attempt, '-', HEX(id)),
+    // plus the first order_by column (if any),
     // in (order_by column, id) order. scan_from() goes on after a cursor. Params: limit;
     // scan_from: cursor id (with order_by: cursor value, cursor value, cursor id, and in
     // ascending order the cursor value once more), limit.
@@ -76,7 +77,7 @@ public:
     // kSettledMark at position kSettledMarkAt, so that an outcome applied a second time (a
     // dispatcher stopped after the commit, before acknowledging it in Redis) is recognised.
     // With claim: redis they join on the id alone (the row holds no claim) and apply only to
-    // a claimable row that does not hold the task's settled token yet (fence()).
+    // a claimable row still at the version the task was read at (fence()).
     std::string success(std::size_t rows) const;
     std::string retry(std::size_t rows) const;
     std::string dead(std::size_t rows) const;
@@ -118,6 +119,9 @@ private:
     std::string join_values(std::size_t rows, const std::vector<std::string>& columns) const;
     static std::string settled_token();
     std::string fence() const;
+    // A checksum of the token column of `table` ("" for the statement's only table), 8 hex
+    // digits: the row's version with claim: redis.
+    std::string row_version(const std::string& table) const;
     void build_scan(const std::string& claimable, const std::string& expired);
 
     const QueueConfig& queue_;

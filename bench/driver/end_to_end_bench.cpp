@@ -150,7 +150,9 @@ void insert_due_rows(Context& ctx, std::int64_t rows, double rate, bool nudge) {
 }  // namespace
 
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
+    const double load_start = now_seconds();
     create_task_table(ctx.db(), spec.rows, ctx.indexes());
+    log_load(spec.rows, now_seconds() - load_start);
     ctx.reset_and_settle();
     QueueSpec q = bench_queue();
     q.table = "tasks";
@@ -162,13 +164,13 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
     const std::string config =
-        label(spec.processes, spec.threads, spec.worker_batch, spec.handler_ms);
+        label(spec.processes, spec.threads, spec.worker_batch, spec.handler_ms) + spec.note;
     const auto file = ctx.write_config(q, "e2e.yaml");
 
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
-    Fleet fleet(ctx, file, "logs/e2e-" + config + "-rep" + std::to_string(rep), spec.processes,
-                spec.threads, spec.worker_batch, "noop", spec.handler_ms);
+    Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
+                spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms);
     const auto [completed, seconds] =
         time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
@@ -180,7 +182,8 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     // rows handed to a handler more than once (a lease that ran out, a reclaimed row).
     const auto dispatched = ctx.hash_int(bench_keys().stats, protocol::kStatDispatched);
 
-    Sample s{"e2e", config, rep, {}};
+    Sample s{spec.bench, config, rep, {}};
+    s.values["table_rows"] = static_cast<double>(spec.rows);
     s.values["completed"] = static_cast<double>(completed);
     s.values["seconds"] = seconds;
     s.values["finished"] = completed >= spec.rows && left == 0 ? 1 : 0;
@@ -194,11 +197,11 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     s.values["redis_cpu_s"] = cpu_after.redis - cpu_before.redis;
     std::ostringstream line;
     line << std::fixed << std::setprecision(1);
-    line << "e2e " << config << " rep " << rep << ": " << completed << " tasks in " << seconds
-         << " s = " << std::setprecision(0) << s.values["tasks_per_s"] << std::setprecision(1)
-         << " tasks/s; rows still status 0: " << left << "; CPU s: dispatcher "
-         << dispatcher.cpu_seconds() << ", workers " << workers_cpu << ", MariaDB "
-         << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"];
+    line << spec.bench << " " << config << " rep " << rep << ": " << completed << " tasks in "
+         << seconds << " s = " << std::setprecision(0) << s.values["tasks_per_s"]
+         << std::setprecision(1) << " tasks/s; rows still status 0: " << left
+         << "; CPU s: dispatcher " << dispatcher.cpu_seconds() << ", workers " << workers_cpu
+         << ", MariaDB " << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"];
     progress(line.str());
     ctx.record(s);
     return s;

@@ -75,6 +75,13 @@ struct Fleet {
         }
     }
 
+    bool running() {
+        for (auto* child : all()) {
+            if (!child->running()) return false;
+        }
+        return true;
+    }
+
     std::vector<ChildProcess*> all() {
         std::vector<ChildProcess*> children{dispatcher.get()};
         for (auto& w : workers) children.push_back(w.get());
@@ -100,13 +107,16 @@ struct Fleet {
     }
 };
 
-// Polls the completed counter (bumped after each outcome batch commits) until `rows`.
-std::pair<std::int64_t, double> time_until_completed(Context& ctx, std::int64_t rows, double start,
-                                                     double limit_s) {
+// Polls the completed counter (bumped after each outcome batch commits) until `rows`, or
+// until a process of the fleet has ended: nothing more would complete.
+std::pair<std::int64_t, double> time_until_completed(Context& ctx, Fleet& fleet, std::int64_t rows,
+                                                     double start, double limit_s) {
     for (;;) {
         const auto completed = ctx.hash_int(bench_keys().stats, "completed");
         const double seconds = now_seconds() - start;
-        if (completed >= rows || seconds >= limit_s) return {completed, seconds};
+        if (completed >= rows || seconds >= limit_s || !fleet.running()) {
+            return {completed, seconds};
+        }
         std::this_thread::sleep_for(kPollEvery);
     }
 }
@@ -172,7 +182,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
                 spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms);
     const auto [completed, seconds] =
-        time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
+        time_until_completed(ctx, fleet, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
     testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
@@ -293,7 +303,8 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
         insert_due_rows(ctx, rows, spec.rate, spec.inserts == "nudged");
     }
     const double start = now_seconds();
-    const auto [completed, seconds] = time_until_completed(ctx, rows, start, spec.seconds + 1 + 30);
+    const auto [completed, seconds] =
+        time_until_completed(ctx, fleet, rows, start, spec.seconds + 1 + 30);
     testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);

@@ -9,7 +9,7 @@
 # --quick: small tables and one repetition, a smoke test of the chain (~2 min; its figures
 # mean little). --keep: leave the servers and their data running. Options after -- go to the
 # driver (see build-bench/bench/rowpump_bench --help), e.g. -- --phases dispatch --reps 5;
-# -- --phases scale: dispatch and end to end on 1M against 10M rows (~22 min a repetition).
+# -- --phases scale: dispatch and end to end on 1M against 10M rows (20-40 min a repetition).
 # --peers: instead, rowpump end to end against delayed_job, Sidekiq and BullMQ on the same
 # servers (bench/scripts/peers.sh; its options after --); installs those first. Adds
 # peers.md, peers.tsv and peers.png to the run directory (~50 min with 100,000 jobs).

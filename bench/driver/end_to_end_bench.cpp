@@ -23,6 +23,9 @@ namespace {
 
 constexpr std::chrono::milliseconds kPollEvery{20};
 constexpr std::chrono::milliseconds kGrace{10000};
+// The workers' own time limit (a safety net if the driver dies) must outlast the run's.
+constexpr int kWorkerTimeLimit = 600;
+constexpr int kWorkerTimeMargin = 60;
 
 // Keys of the queue every end-to-end run uses (bench_queue()).
 const protocol::Keys& bench_keys() {
@@ -51,7 +54,8 @@ struct Fleet {
     std::vector<std::unique_ptr<ChildProcess>> workers;
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
-          int processes, int threads, int batch, const std::string& mode, int handler_ms = 0) {
+          int processes, int threads, int batch, const std::string& mode, int handler_ms = 0,
+          int time_limit_s = kWorkerTimeLimit) {
         dispatcher = std::make_unique<ChildProcess>(
             std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
                                      "--log-level", "warn"},
@@ -70,7 +74,8 @@ struct Fleet {
                     ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
                     std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
                     "--batch", std::to_string(batch), "--mode", mode, "--handler-ms",
-                    std::to_string(handler_ms)},
+                    std::to_string(handler_ms), "--time-limit",
+                    std::to_string(time_limit_s + kWorkerTimeMargin)},
                 log_to(ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log"))));
         }
     }
@@ -180,7 +185,8 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
-                spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms);
+                spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms,
+                spec.time_limit_s);
     const auto [completed, seconds] =
         time_until_completed(ctx, fleet, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();

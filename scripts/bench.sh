@@ -8,7 +8,8 @@
 # repetition), machine.md, the generated configs and every process's log.
 # --quick: small tables and one repetition, a smoke test of the chain (~2 min; its figures
 # mean little). --keep: leave the servers and their data running. Options after -- go to the
-# driver (see build-bench/bench/rowpump_bench --help), e.g. -- --phases dispatch --reps 5.
+# driver (see build-bench/bench/rowpump_bench --help), e.g. -- --phases dispatch --reps 5;
+# -- --phases scale: dispatch and end to end on 1M against 10M rows (20-40 min a repetition).
 # --peers: instead, rowpump end to end against delayed_job, Sidekiq and BullMQ on the same
 # servers (bench/scripts/peers.sh; its options after --); installs those first. Adds
 # peers.md, peers.tsv and peers.png to the run directory (~50 min with 100,000 jobs).
@@ -24,7 +25,7 @@ while (($#)); do
         --keep) keep=1; shift ;;
         --peers) peers=1; shift ;;
         --) shift; driver_args+=("$@"); break ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (driver options go after --)" ;;
     esac
 done
@@ -50,6 +51,14 @@ cleanup() {
     exit "$status"
 }
 
+# What the server runs with, read from the server itself.
+mysql_settings() {
+    mariadb --no-defaults -uroot --socket="$ROWPUMP_MYSQL_SOCKET" -N -e "SELECT CONCAT(
+        'buffer pool ', @@innodb_buffer_pool_size DIV 1048576, 'M, redo log ',
+        @@innodb_log_file_size DIV 1048576, 'M, flush_log_at_trx_commit=',
+        @@innodb_flush_log_at_trx_commit)"
+}
+
 machine_info() {
     local cpu mem
     cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
@@ -59,7 +68,7 @@ machine_info() {
     say "| CPU | $(nproc) cores, ${cpu:-unknown} |"
     say "| memory | $mem |"
     say "| kernel | $(uname -r) |"
-    say "| MariaDB | $(mariadbd --version 2>/dev/null | awk '{ print $3 }') (buffer pool 512M, flush_log_at_trx_commit=2; see scripts/servers.sh) |"
+    say "| MariaDB | $(mariadbd --version 2>/dev/null | awk '{ print $3 }') ($(mysql_settings); see scripts/servers.sh) |"
     say "| Redis | $(redis-server --version | awk '{ print $3 }' | sed 's/v=//') |"
     say "| compiler | $(g++ --version | head -n 1) (Release: -O3 -DNDEBUG) |"
     say "| source | git $(git -C "$ROWPUMP_ROOT" describe --always --dirty 2>/dev/null || echo unknown) |"

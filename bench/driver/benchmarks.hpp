@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "driver/context.hpp"
 
@@ -12,9 +13,10 @@ namespace rowpump::bench {
 
 // A: `rowpump run` moves `rows` due rows to the ready list; timed from spawn until LLEN
 // reaches `rows`. Records rows/s, CPU (user+sys, and % of wall time) and peak RSS.
-// `suffix` is appended to the benchmark's name ("dispatch_small") for extra variants.
+// `suffix` is appended to the benchmark's name ("dispatch_small") for extra variants, `note`
+// to its configuration label ("batch=1000,rows=10000000").
 Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep,
-                      const std::string& suffix = "");
+                      const std::string& suffix = "", const std::string& note = "");
 
 // A and B record the rows moved by each of these marks (seconds into the run) as the sample
 // value progress_key(mark), so the report shows whether a rate holds during a run.
@@ -38,6 +40,8 @@ struct EndToEndSpec {
     int batch = 1000;      // the queue's claim batch
     std::int64_t max_backlog = 20000;
     int time_limit_s = 300;
+    std::string bench = "e2e";  // the sample's benchmark name
+    std::string note;           // appended to the configuration label
 };
 // C: due row -> no-op handler -> outcome applied, until every row is completed in MySQL.
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep);
@@ -71,5 +75,17 @@ struct BaselineSpec {
 };
 // D: 50 threads each claiming one row at a time straight from MySQL.
 Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep);
+
+struct ScaleSpec {
+    // Table sizes; the smallest is the reference the others are compared with.
+    std::vector<std::int64_t> rows{1000000, 10000000};
+    int batch = 1000;         // the dispatch queue's claim batch (rowpump's default)
+    int time_limit_s = 1800;  // per run
+    // Workers and queue of C; `rows`, `time_limit_s`, `bench` and `note` are set per run.
+    EndToEndSpec e2e;
+};
+// How cost grows with the table: per repetition, A (`rowpump run` alone) on every size, then
+// C on every size, sizes interleaved. Samples "dispatch_scale" and "e2e_scale".
+void run_scale(Context& ctx, const ScaleSpec& spec, int rep);
 
 }  // namespace rowpump::bench

@@ -34,6 +34,11 @@ void progress(const std::string& line) {
     std::cerr << "[bench " << stamp << "] " << line << std::endl;
 }
 
+void log_load(std::int64_t rows, double seconds) {
+    progress("table of " + std::to_string(rows) + " rows loaded in " +
+             std::to_string(static_cast<int>(seconds + 0.5)) + " s");
+}
+
 double now_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
         .count();

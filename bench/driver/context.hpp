@@ -92,6 +92,9 @@ private:
 // "[bench] ..." on stderr, with the time of day.
 void progress(const std::string& line);
 
+// "table of N rows loaded in S s": what a large table costs before it is measured.
+void log_load(std::int64_t rows, double seconds);
+
 // Seconds on a monotonic clock, for timing.
 double now_seconds();
 

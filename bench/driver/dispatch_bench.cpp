@@ -1,5 +1,6 @@
 // Benchmarks A and B: rows/s from MySQL to the ready list, rowpump vs the bare loop.
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <map>
@@ -17,7 +18,7 @@ const char* const kReady = "rowpump:{user_block_check}:ready";
 constexpr std::chrono::milliseconds kPollEvery{5};
 constexpr std::chrono::milliseconds kGrace{10000};
 
-QueueSpec dispatch_queue(int batch) {
+QueueSpec dispatch_queue(std::int64_t rows, int batch) {
     QueueSpec q = bench_queue();
     q.name = "user_block_check";
     q.table = "user_block_status";
@@ -25,8 +26,8 @@ QueueSpec dispatch_queue(int batch) {
     q.due = "updated_time < NOW(3) - INTERVAL 10 SECOND";
     q.order_by = "updated_time";
     q.batch = batch;
-    q.lease = "1h";  // no claim expires during a run
-    q.max_backlog = 2000000;
+    q.lease = "1h";                                         // no claim expires during a run
+    q.max_backlog = std::max<std::int64_t>(rows, 2000000);  // never the limit
     return q;
 }
 
@@ -62,11 +63,12 @@ Timed time_until_moved(Context& ctx, ChildProcess& child, std::int64_t rows, dou
     }
 }
 
-Sample finish_sample(std::string bench, std::string config, int rep, const Timed& t,
-                     const testing::ResourceUsage& usage, const ServerCpu& before,
+Sample finish_sample(std::string bench, std::string config, int rep, std::int64_t rows,
+                     const Timed& t, const testing::ResourceUsage& usage, const ServerCpu& before,
                      const ServerCpu& after) {
     Sample s{std::move(bench), std::move(config), rep, {}};
     s.values["rows_moved"] = static_cast<double>(t.moved);
+    s.values["table_rows"] = static_cast<double>(rows);
     s.values["seconds"] = t.seconds;
     s.values["finished"] = t.finished ? 1 : 0;
     s.values["rows_per_s"] = static_cast<double>(t.moved) / t.seconds;
@@ -92,18 +94,20 @@ Sample finish_sample(std::string bench, std::string config, int rep, const Timed
 }
 
 void prepare(Context& ctx, std::int64_t rows) {
+    const double start = now_seconds();
     create_dispatch_table(ctx.db(), rows, ctx.indexes());
+    log_load(rows, now_seconds() - start);
     ctx.reset_and_settle();
 }
 
 }  // namespace
 
 Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit_s, int rep,
-                      const std::string& suffix) {
+                      const std::string& suffix, const std::string& note) {
     prepare(ctx, rows);
     const std::string bench = "dispatch" + suffix;
-    const std::string config = "batch=" + std::to_string(batch);
-    const auto file = ctx.write_config(dispatch_queue(batch), "dispatch-" + config + ".yaml");
+    const std::string config = "batch=" + std::to_string(batch) + note;
+    const auto file = ctx.write_config(dispatch_queue(rows, batch), "dispatch-" + config + ".yaml");
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
     ChildProcess child(
@@ -114,7 +118,7 @@ Sample run_dispatcher(Context& ctx, std::int64_t rows, int batch, int time_limit
     const bool died = !child.running();  // before the end of the measurement
     const auto status = child.stop(kGrace);
     if (died) progress("rowpump run ended on its own (" + status.describe() + "); see its log");
-    Sample s = finish_sample(bench, config, rep, t, child.usage(), cpu_before, cpu_after);
+    Sample s = finish_sample(bench, config, rep, rows, t, child.usage(), cpu_before, cpu_after);
     ctx.record(s);
     return s;
 }
@@ -124,7 +128,7 @@ Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_resta
     prepare(ctx, rows);
     const std::string bench = (sweep_restart_ms > 0 ? "bare_restart" : "bare") + suffix;
     const std::string config = "batch=" + std::to_string(batch);
-    const auto file = ctx.write_config(dispatch_queue(batch), "bare-" + config + ".yaml");
+    const auto file = ctx.write_config(dispatch_queue(rows, batch), "bare-" + config + ".yaml");
     const auto cpu_before = ctx.server_cpu();
     const double start = now_seconds();
     ChildProcess child(
@@ -136,7 +140,7 @@ Sample run_bare_loop(Context& ctx, std::int64_t rows, int batch, int sweep_resta
     const auto cpu_after = ctx.server_cpu();
     child.wait(kGrace);
     child.stop(kGrace);
-    Sample s = finish_sample(bench, config, rep, t, child.usage(), cpu_before, cpu_after);
+    Sample s = finish_sample(bench, config, rep, rows, t, child.usage(), cpu_before, cpu_after);
     ctx.record(s);
     return s;
 }

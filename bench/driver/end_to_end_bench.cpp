@@ -23,6 +23,9 @@ namespace {
 
 constexpr std::chrono::milliseconds kPollEvery{20};
 constexpr std::chrono::milliseconds kGrace{10000};
+// The workers' own time limit (a safety net if the driver dies) must outlast the run's.
+constexpr int kWorkerTimeLimit = 600;
+constexpr int kWorkerTimeMargin = 60;
 
 // Keys of the queue every end-to-end run uses (bench_queue()).
 const protocol::Keys& bench_keys() {
@@ -52,7 +55,8 @@ struct Fleet {
     std::vector<std::unique_ptr<ChildProcess>> workers;
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
-          int processes, int threads, int batch, const std::string& mode, int handler_ms = 0) {
+          int processes, int threads, int batch, const std::string& mode, int handler_ms = 0,
+          int time_limit_s = kWorkerTimeLimit) {
         dispatcher = std::make_unique<ChildProcess>(
             std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
                                      "--log-level", "warn"},
@@ -71,9 +75,17 @@ struct Fleet {
                     ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
                     std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
                     "--batch", std::to_string(batch), "--mode", mode, "--handler-ms",
-                    std::to_string(handler_ms)},
+                    std::to_string(handler_ms), "--time-limit",
+                    std::to_string(time_limit_s + kWorkerTimeMargin)},
                 log_to(ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log"))));
         }
+    }
+
+    bool running() {
+        for (auto* child : all()) {
+            if (!child->running()) return false;
+        }
+        return true;
     }
 
     std::vector<ChildProcess*> all() {
@@ -101,13 +113,16 @@ struct Fleet {
     }
 };
 
-// Polls the completed counter (bumped after each outcome batch commits) until `rows`.
-std::pair<std::int64_t, double> time_until_completed(Context& ctx, std::int64_t rows, double start,
-                                                     double limit_s) {
+// Polls the completed counter (bumped after each outcome batch commits) until `rows`, or
+// until a process of the fleet has ended: nothing more would complete.
+std::pair<std::int64_t, double> time_until_completed(Context& ctx, Fleet& fleet, std::int64_t rows,
+                                                     double start, double limit_s) {
     for (;;) {
         const auto completed = ctx.hash_int(bench_keys().stats, "completed");
         const double seconds = now_seconds() - start;
-        if (completed >= rows || seconds >= limit_s) return {completed, seconds};
+        if (completed >= rows || seconds >= limit_s || !fleet.running()) {
+            return {completed, seconds};
+        }
         std::this_thread::sleep_for(kPollEvery);
     }
 }
@@ -151,7 +166,9 @@ void insert_due_rows(Context& ctx, std::int64_t rows, double rate, bool nudge) {
 }  // namespace
 
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
+    const double load_start = now_seconds();
     create_task_table(ctx.db(), spec.rows, ctx.indexes());
+    log_load(spec.rows, now_seconds() - load_start);
     ctx.reset_and_settle();
     QueueSpec q = bench_queue();
     q.table = "tasks";
@@ -163,16 +180,17 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
     q.claim = spec.claim;
-    const std::string config = label(spec);
+    const std::string config = label(spec) + spec.note;
     const auto file = ctx.write_config(q, "e2e.yaml");
 
     const auto cpu_before = ctx.server_cpu();
     const auto updated_before = ctx.rows_updated();
     const double start = now_seconds();
-    Fleet fleet(ctx, file, "logs/e2e-" + config + "-rep" + std::to_string(rep), spec.processes,
-                spec.threads, spec.worker_batch, "noop", spec.handler_ms);
+    Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
+                spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms,
+                spec.time_limit_s);
     const auto [completed, seconds] =
-        time_until_completed(ctx, spec.rows, start, spec.time_limit_s);
+        time_until_completed(ctx, fleet, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
     const auto updated = ctx.rows_updated() - updated_before;
     testing::ResourceUsage dispatcher;
@@ -183,7 +201,8 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     // rows handed to a handler more than once (a lease that ran out, a reclaimed row).
     const auto dispatched = ctx.hash_int(bench_keys().stats, protocol::kStatDispatched);
 
-    Sample s{"e2e", config, rep, {}};
+    Sample s{spec.bench, config, rep, {}};
+    s.values["table_rows"] = static_cast<double>(spec.rows);
     s.values["completed"] = static_cast<double>(completed);
     s.values["seconds"] = seconds;
     s.values["finished"] = completed >= spec.rows && left == 0 ? 1 : 0;
@@ -201,11 +220,11 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
         static_cast<double>(updated) / static_cast<double>(completed);
     std::ostringstream line;
     line << std::fixed << std::setprecision(1);
-    line << "e2e " << config << " rep " << rep << ": " << completed << " tasks in " << seconds
-         << " s = " << std::setprecision(0) << s.values["tasks_per_s"] << std::setprecision(1)
-         << " tasks/s; rows still status 0: " << left << "; CPU s: dispatcher "
-         << dispatcher.cpu_seconds() << ", workers " << workers_cpu << ", MariaDB "
-         << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"]
+    line << spec.bench << " " << config << " rep " << rep << ": " << completed << " tasks in "
+         << seconds << " s = " << std::setprecision(0) << s.values["tasks_per_s"]
+         << std::setprecision(1) << " tasks/s; rows still status 0: " << left
+         << "; CPU s: dispatcher " << dispatcher.cpu_seconds() << ", workers " << workers_cpu
+         << ", MariaDB " << s.values["mysql_cpu_s"] << ", Redis " << s.values["redis_cpu_s"]
          << "; row updates per task " << std::setprecision(2) << s.values["row_updates_per_task"];
     progress(line.str());
     ctx.record(s);
@@ -299,7 +318,8 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
         insert_due_rows(ctx, rows, spec.rate, spec.inserts == "nudged");
     }
     const double start = now_seconds();
-    const auto [completed, seconds] = time_until_completed(ctx, rows, start, spec.seconds + 1 + 30);
+    const auto [completed, seconds] =
+        time_until_completed(ctx, fleet, rows, start, spec.seconds + 1 + 30);
     testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);

@@ -4,6 +4,7 @@
 // ...) so that load from elsewhere on the machine hits both sides of a ratio alike.
 //
 //   rowpump_bench --run-dir DIR [--phases dispatch,e2e,latency,baseline] [--reps 3] ...
+//   rowpump_bench --run-dir DIR --phases scale [--scale-rows 1000000,10000000] ...
 
 #include <sys/stat.h>
 
@@ -40,6 +41,8 @@ struct Options {
     std::vector<std::string> latency_inserts{"scheduled", "live", "nudged"};
     std::vector<std::string> latency_claims{"mysql"};
     BaselineSpec baseline;
+    ScaleSpec scale;
+    std::string scale_workers = "4x8";
 };
 
 bool has(const std::vector<std::string>& list, const std::string& item) {
@@ -126,6 +129,12 @@ void run_latency_phase(Context& ctx, const Options& o) {
     }
 }
 
+void run_scale_phase(Context& ctx, const Options& o) {
+    ScaleSpec spec = o.scale;
+    set_workers(spec.e2e, o.scale_workers);
+    for (int rep = 1; rep <= o.reps; ++rep) run_scale(ctx, spec, rep);
+}
+
 Options parse_options(int argc, char** argv) {
     Options o;
     std::string latency_workers = "2x4";
@@ -138,7 +147,8 @@ Options parse_options(int argc, char** argv) {
         ->delimiter(',');
     app.add_option("--phases", o.phases,
                    "dispatch, e2e, latency, baseline; drain (workers alone, on the e2e configs "
-                   "and rows: not part of the default run)")
+                   "and rows) and scale (dispatch and e2e on --scale-rows tables): not part of "
+                   "the default run")
         ->delimiter(',');
     app.add_option("--reps", o.reps, "repetitions of each measurement");
     app.add_option("--rows", o.rows, "rows in the dispatch table");
@@ -174,6 +184,13 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--baseline-rows", o.baseline.rows, "stop after this many tasks");
     app.add_option("--baseline-seconds", o.baseline.seconds, "or after this long");
     app.add_option("--baseline-table-rows", o.baseline.table_rows);
+    app.add_option("--scale-rows", o.scale.rows,
+                   "table sizes of the scale phase, the smallest the reference")
+        ->delimiter(',');
+    app.add_option("--scale-batch", o.scale.batch, "the scale phase's dispatch batch");
+    app.add_option("--scale-workers", o.scale_workers,
+                   "the scale phase's end-to-end workers, PROCESSESxTHREADS[xBATCH]");
+    app.add_option("--scale-time-limit", o.scale.time_limit_s, "seconds per scale run");
     rowpump::testing::parse_or_exit(app, argc, argv);
     std::tie(o.latency.processes, o.latency.threads) = processes_threads(latency_workers);
     return o;
@@ -196,6 +213,7 @@ int main(int argc, char** argv) try {
         run_end_to_end_and_baseline(ctx, o);
     }
     if (has(o.phases, "latency")) run_latency_phase(ctx, o);
+    if (has(o.phases, "scale")) run_scale_phase(ctx, o);
 
     const std::string summary = markdown_summary(ctx.samples(), Targets{});
     std::ofstream(ctx.path("summary.md")) << summary;

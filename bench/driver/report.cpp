@@ -107,6 +107,65 @@ std::string progress_table(const std::vector<Sample>& samples, const std::string
     return md.str() + "\n";
 }
 
+// One size of the scale phase: its table rows and its runs.
+struct SizeGroup {
+    double rows = 0;
+    const Group* group = nullptr;
+};
+
+// Points into `groups`, which must outlive the result.
+std::vector<SizeGroup> by_size(const std::map<std::string, Group>& groups) {
+    std::vector<SizeGroup> sizes;
+    for (const auto& [c, g] : groups) sizes.push_back({median_of(g, "table_rows"), &g});
+    std::sort(sizes.begin(), sizes.end(),
+              [](const auto& a, const auto& b) { return a.rows < b.rows; });
+    return sizes;
+}
+
+// What the scale phase found for one benchmark: rate and RSS, largest size / smallest.
+struct Growth {
+    double rate = NAN;
+    double rss = NAN;
+};
+
+// One table per benchmark of the scale phase; every size against the smallest.
+Growth scale_table(std::ostringstream& md, const std::vector<Sample>& samples,
+                   const std::string& bench, const std::string& title, const std::string& rate,
+                   const std::string& rss, const std::string& work) {
+    const auto groups = by_config(samples, bench);
+    const auto sizes = by_size(groups);
+    if (sizes.empty()) return {};
+    md << "### " << title << " (median of runs)\n\n"
+       << "| table rows | rows/s | runs | of the smallest | finished | dispatcher peak RSS MB "
+          "(runs) | MariaDB CPU s per million rows |\n"
+       << "|---:|---:|---|---:|---:|---:|---:|\n";
+    const Group& first = *sizes.front().group;
+    for (const auto& size : sizes) {
+        const Group& g = *size.group;
+        std::string rss_runs;
+        for (double v : values(g, rss)) rss_runs += (rss_runs.empty() ? "" : " / ") + fixed(v, 1);
+        md << "| " << thousands(size.rows) << " | " << thousands(median_of(g, rate)) << " | "
+           << runs(g, rate) << " | " << fixed(100 * median_of(g, rate) / median_of(first, rate), 0)
+           << "% | " << finished_count(g) << "/" << g.size() << " | " << fixed(median_of(g, rss), 1)
+           << " (" << rss_runs << ") | "
+           << fixed(1e6 * median_of(g, "mysql_cpu_s") / median_of(g, work), 1) << " |\n";
+    }
+    md << "\n";
+    const Group& last = *sizes.back().group;
+    return {median_of(last, rate) / median_of(first, rate),
+            median_of(last, rss) / median_of(first, rss)};
+}
+
+std::string scale_targets(const Growth& growth, const std::string& what, const Targets& t) {
+    if (std::isnan(growth.rate)) return "";
+    return "| " + what + ": rows/s on the largest table >= " + fixed(100 * t.scale_rate, 0) +
+           "% of the smallest | " + fixed(100 * growth.rate, 0) + "% | " +
+           yes_no(growth.rate >= t.scale_rate) + " |\n| " + what +
+           ": dispatcher peak RSS on the largest table <= " + fixed(100 * t.scale_rss, 0) +
+           "% of the smallest | " + fixed(100 * growth.rss, 0) + "% | " +
+           yes_no(growth.rss <= t.scale_rss) + " |\n";
+}
+
 }  // namespace
 
 std::string markdown_summary(const std::vector<Sample>& samples, const Targets& targets) {
@@ -234,7 +293,15 @@ std::string markdown_summary(const std::vector<Sample>& samples, const Targets& 
         md << "\n";
     }
 
+    const Growth dispatch_growth =
+        scale_table(md, samples, "dispatch_scale", "How cost grows: dispatch (`rowpump run` alone)",
+                    "rows_per_s", "max_rss_mb", "rows_moved");
+    const Growth e2e_growth = scale_table(md, samples, "e2e_scale", "How cost grows: end to end",
+                                          "tasks_per_s", "dispatcher_rss_mb", "completed");
+
     std::ostringstream targets_md;
+    targets_md << scale_targets(dispatch_growth, "dispatch", targets)
+               << scale_targets(e2e_growth, "end to end", targets);
     if (!std::isnan(ratio_at_1000)) {
         targets_md << "| rowpump >= " << fixed(100 * targets.dispatch_ratio, 0)
                    << "% of the bare loop at batch 1000 | " << fixed(100 * ratio_at_1000, 0)

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -256,4 +257,43 @@ TEST_CASE(
     REQUIRE(worker.complete(*third, ok));
     REQUIRE(eventually(10s, [&] { return runs() == 3; }));
     CHECK(queue_stat(sys.redis, "users", "completed") == 3);
+}
+
+TEST_CASE(
+    "e2e: claim: redis: a leader that takes its lock back after another led learns what that one "
+    "pushed",
+    "[e2e]") {
+    constexpr std::int64_t kFirst = 100;
+    E2eSystem sys(redis_claim_queue(), kFirst);
+    const auto keys = sys.keys();
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == kFirst; }));
+    auto standby = sys.bed.start_dispatcher(sys.config, "standby.log");
+    REQUIRE(
+        eventually(10s, [&] { return standby->log().find("standing by") != std::string::npos; }));
+
+    // The leader freezes; the stand-by takes over and pushes new rows; then it freezes too,
+    // and its lock lapses. No worker runs: every task stays in the ready list.
+    sys.dispatcher->signal(SIGSTOP);
+    REQUIRE(eventually(
+        10s, [&] { return standby->log().find("took the leader lock") != std::string::npos; }));
+    insert_e2e_rows(sys.db, kFirst + 1, kFirst);
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == 2 * kFirst; }));
+    standby->signal(SIGSTOP);
+    REQUIRE(eventually(10s, [&] {
+        return sys.redis.command({"EXISTS", keys.leader}).integer() == 0;
+    }));
+
+    // The first leader wakes and takes the free lock again: it must not push the stand-by's
+    // rows a second time. One more row shows it is dispatching again.
+    sys.dispatcher->signal(SIGCONT);
+    insert_e2e_rows(sys.db, 2 * kFirst + 1, 1);
+    REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) >= 2 * kFirst + 1; }));
+    standby->signal(SIGCONT);
+    std::set<std::string> ids;
+    const auto ready = parse_ready_all(list_all(sys.redis, keys.ready));
+    for (const auto& task : ready) ids.insert(task.id);
+    INFO("dispatcher log:\n" << sys.dispatcher->log_tail());
+    CHECK(ready.size() == static_cast<std::size_t>(2 * kFirst + 1));
+    CHECK(ids.size() == ready.size());
+    CHECK(queue_stat(sys.redis, "users", "dispatched") == 2 * kFirst + 1);
 }

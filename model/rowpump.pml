@@ -22,6 +22,9 @@
  *                outcome; the leader keeps the tasks it pushed in memory (in flight), learns
  *                them from the Redis lists when it takes over, and an outcome is fenced by
  *                the row (claimable, and not holding the task's settled token yet).
+ * -DEPOCH_FENCE  with -DREDIS_CLAIM: a fix proposed in docs/model.md, not in the code: a
+ *                leader that learns what is in flight first bumps an epoch in MySQL, and an
+ *                outcome transaction commits only under the epoch its dispatcher bumped.
  */
 
 #define NR 2 /* rows */
@@ -92,6 +95,10 @@ byte faults;
 #ifdef REDIS_CLAIM
 byte fl[ND * NR]; /* InFlight: the token of the row's task in flight, 0 = none */
 bit known[ND];    /* InFlight::known: learned from Redis since this dispatcher last forgot */
+#ifdef EPOCH_FENCE
+byte epoch;       /* MySQL: the queue's leader epoch (mod 8) */
+byte mine[ND];    /* the epoch each dispatcher bumped */
+#endif
 #endif
 
 /* ---- ghosts, for the properties only ---- */
@@ -274,7 +281,10 @@ inline learn(k) {
         if :: listed[x_j] && proc[x_j] != 0 -> fl[k * NR + ROW(proc[x_j])] = TOK(proc[x_j]) :: else fi
     }
     for (x_j : 0 .. ndone - 1) { fl[k * NR + ROW(done[x_j])] = TOK(done[x_j]) }
-    known[k] = 1
+    known[k] = 1;
+#ifdef EPOCH_FENCE
+    epoch = (epoch + 1) % 8; mine[k] = epoch
+#endif
 }
 
 /* InFlight::finished: an applied task leaves the set, if the set still holds its token */
@@ -301,6 +311,23 @@ inline audit(k) {
         :: else
         fi
     }
+}
+
+/* The outcome transaction. With -DEPOCH_FENCE it commits only under the dispatcher's own
+ * epoch; else it rolls back and the cycle ends in LeadershipLost (nothing acknowledged). */
+inline fenced_apply(msg, reaped) {
+#ifdef EPOCH_FENCE
+    if
+    :: mine[d] == epoch -> apply_outcome(msg, reaped)
+    :: else ->
+        printf("MSC: D%d: epoch moved on, outcome rolled back\n", d);
+        forget(d); got[d] = 0; pending[d] = 0; phase[d] = LEAD;
+        for (x_i : 0 .. NR - 1) { cl[d * NR + x_i] = 0 }
+        for (x_i : 0 .. NW - 1) { rp[d * NW + x_i] = 0 }
+    fi
+#else
+    apply_outcome(msg, reaped)
+#endif
 }
 
 /* Does a Redis list hold a task of row r, whatever its token? */
@@ -336,6 +363,7 @@ end:
 #endif
         got[d] = (ndone > 0 -> done[0] : 0);
         pending[d] = (got[d] != 0);
+        if :: got[d] != 0 -> printf("MSC: D%d reads done %d:%d\n", d, ROW(got[d]), TOK(got[d])) :: else fi;
 #ifdef REDIS_CLAIM
         /* QueueRunner::mark_stale: another task of the row is in flight */
         if
@@ -362,15 +390,17 @@ end:
             if
             :: rp[d * NW + x_t] != 0 ->
                 printf("MSC: D%d took back task %d:%d\n", d, ROW(rp[d * NW + x_t]), TOK(rp[d * NW + x_t]));
-                apply_outcome(rp[d * NW + x_t], 1);
 #ifdef REDIS_CLAIM
+                fenced_apply(rp[d * NW + x_t], 1);
                 finished(d, rp[d * NW + x_t]);
+#else
+                apply_outcome(rp[d * NW + x_t], 1);
 #endif
                 rp[d * NW + x_t] = 0
             :: else
             fi
         }
-        phase[d] = CLAIM }
+        phase[d] = (phase[d] == APPLY_REAPED -> CLAIM : LEAD) }
 
     /* the outcome transaction (QueueStore::apply, on the second connection): before the
      * claim, or in a thread beside it (while a sweep resumes; with claim: redis always), so
@@ -380,7 +410,11 @@ end:
 #else
     :: atomic { pending[d] && (phase[d] == CLAIM || phase[d] == ACK) ->
 #endif
+#ifdef REDIS_CLAIM
+        fenced_apply(got[d], 0);
+#else
         apply_outcome(got[d], 0);
+#endif
         pending[d] = 0 }
 
     /* LLEN for the capacity, LeaseKeeper::keep, QueueStore::claim. The keeper's look and the
@@ -565,7 +599,7 @@ end:
         lease[r] = ENDED }
 #ifdef REDUE
     /* a completed row comes due again */
-    :: atomic { !due[r] && !dead[r] -> due[r] = 1 }
+    :: atomic { !due[r] && !dead[r] -> printf("MSC: row %d comes due again\n", r); due[r] = 1 }
 #endif
     od
 }

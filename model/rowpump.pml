@@ -348,8 +348,9 @@ end:
     /* a stand-by waits; the lock of a dispatcher that was killed expires (leader_timeout) */
     :: atomic { phase[d] == LEAD && leader == ORPHAN -> leader = NOBODY }
 #ifdef REDIS_CLAIM
-    /* connect() while another leads: know_in_flight forgets (or it froze and did not run) */
-    :: atomic { phase[d] == LEAD && leader != ME && known[d] -> forget(d) }
+    /* connect() while another holds the lock: know_in_flight forgets (or it froze and did
+     * not run) */
+    :: atomic { phase[d] == LEAD && leader != ME && leader != NOBODY && known[d] -> forget(d) }
 #endif
 
     /* QueueRunner::connect: the lead script (kLeadScript); then cycle(): take_done (LRANGE

@@ -21,30 +21,44 @@
  * -DREDIS_CLAIM  the queue's `claim: redis` mode: nothing is written to the row until the
  *                outcome; the leader keeps the tasks it pushed in memory (in flight), learns
  *                them from the Redis lists when it takes over, and an outcome is fenced by
- *                the row (claimable, and not holding the task's settled token yet).
- * -DEPOCH_FENCE  with -DREDIS_CLAIM: a fix proposed in docs/model.md, not in the code: a
- *                leader that learns what is in flight first bumps an epoch in MySQL, and an
- *                outcome transaction commits only under the epoch its dispatcher bumped.
+ *                the row: claimable, and still at the version its task was read at (the
+ *                settled token of the row's last outcome, which the task's token carries).
+ * -DNO_VERSION_FENCE  with -DREDIS_CLAIM: the fence without the row's version (claimable, and
+ *                not holding the task's settled token yet), which applies a late copy of an
+ *                outcome in a later due period (docs/model.md); the check keeps finding it.
+ * -DNR=1, -DMAXB, -DBATCH, -DNT  rows, max_backlog, claim batch, tokens per row (smaller
+ *                searches; defaults 2, 2, 2, 7).
  */
 
-#define NR 2 /* rows */
+#ifndef NR
+#define NR 2 /* rows: 2, or 1 (a smaller search) */
+#endif
 #define NW 2 /* workers */
 #define ND 2 /* dispatchers */
+#ifndef MAXB
 #define MAXB 2 /* max_backlog: ready messages at most */
+#endif
+#ifndef BATCH
 #define BATCH 2 /* rows per claim at most */
+#endif
+#ifndef NT
 #define NT 7 /* claim tokens per row: 1..NT, reused once no message carries them */
+#endif
 #define DCAP 4 /* done list slots (asserted never to overflow) */
 #define MAX_ATTEMPTS 2
 #ifndef MAXF
 #define MAXF 1
 #endif
 
-/* A ready message <id>:<token> is MSG(row, token); a done message adds the verb. */
+/* A ready message <id>:<token> is MSG(row, token); a done message adds the verb. With
+ * claim: redis the token also carries the row's version when the row was read: VERSIONED. */
 #define MSG(r, t) ((r) * 8 + (t))
 #define ROW(m) (((m) >> 3) & 1)
 #define TOK(m) ((m) & 7)
 #define TASK(m) ((m) & 15)
 #define RETRY 16 /* done message verb: retry (else ok) */
+#define VERSIONED(t, v) ((t) + (v) * 32) /* a token read at row version v (claim: redis) */
+#define VER(m) (((m) >> 5) & 7)
 
 /* Lease of a row: none (NULL), running, ended. Ending is time passing, not a write. */
 #define NONE 0
@@ -67,7 +81,8 @@
 /* ---- MySQL: the task table (the due condition and the bookkeeping columns) ---- */
 bit due[NR] = 1; /* the operator's due condition holds (every row, at the start) */
 bit dead[NR];    /* rp_dead_at is set */
-byte tok[NR];    /* rp_token: the claim token, 0 = NULL */
+byte tok[NR];    /* rp_token: the claim token, 0 = NULL; with claim: redis the settled token
+                  * of the row's last outcome, which is the row's version */
 bit settled[NR]; /* rp_token holds the settled form of tok: an outcome was applied */
 byte lease[NR];  /* rp_lease_until: NONE, LIVE or ENDED */
 byte att[NR];    /* rp_attempts */
@@ -95,10 +110,6 @@ byte faults;
 #ifdef REDIS_CLAIM
 byte fl[ND * NR]; /* InFlight: the token of the row's task in flight, 0 = none */
 bit known[ND];    /* InFlight::known: learned from Redis since this dispatcher last forgot */
-#ifdef EPOCH_FENCE
-byte epoch;       /* MySQL: the queue's leader epoch (mod 8) */
-byte mine[ND];    /* the epoch each dispatcher bumped */
-#endif
 #endif
 
 /* ---- ghosts, for the properties only ---- */
@@ -121,10 +132,20 @@ SCRATCH int x_used;
 #define busy (hand[0] != 0 || hand[1] != 0)
 #define completed_row(r) (!due[r] || dead[r])
 
+/* A condition of some row, or of every row */
+#if NR == 2
+#define ANY_ROW(P) (P(0) || P(1))
+#define EVERY_ROW(P) (P(0) && P(1))
+#else
+#define ANY_ROW(P) (P(0))
+#define EVERY_ROW(P) (P(0))
+#endif
+
 #ifdef REDUE
 /* Every row that stays due is completed (on_success, or dead after its attempts). */
+#define STAYS_DUE_COMPLETED(r) ([] ((due[r] && !dead[r]) -> <> completed_row(r)))
 ltl rows_complete {
-    [] ((due[0] && !dead[0]) -> <> completed_row(0)) && [] ((due[1] && !dead[1]) -> <> completed_row(1))
+    EVERY_ROW(STAYS_DUE_COMPLETED)
 }
 /* No livelock: workers do not stay busy while nothing completes. */
 ltl no_livelock { ([] <> busy) -> ([] <> flip && [] <> !flip) }
@@ -132,7 +153,7 @@ ltl no_livelock { ([] <> busy) -> ([] <> flip && [] <> !flip) }
 /* Each row is due once, and a completed row stays completed: the same two properties read
  * "every row is completed" and "workers do not stay busy for ever" (a queue with a finite
  * amount of work in which workers stay busy is one in which nothing completes any more). */
-ltl rows_complete { <> (completed_row(0) && completed_row(1)) }
+ltl rows_complete { <> EVERY_ROW(completed_row) }
 ltl no_livelock { <> [] !busy }
 #endif
 
@@ -142,28 +163,44 @@ ltl no_livelock { <> [] !busy }
  * in the done list? kHeldScript (common/src/scripts.cpp). */
 inline held(r, t, result) {
     result = 0;
-    for (x_j : 0 .. nready - 1) { if :: ready[x_j] == MSG(r, t) -> result = 1 :: else fi }
-    for (x_j : 0 .. NW - 1) { if :: listed[x_j] && proc[x_j] == MSG(r, t) -> result = 1 :: else fi }
+    for (x_j : 0 .. nready - 1) { if :: TASK(ready[x_j]) == MSG(r, t) -> result = 1 :: else fi }
+    for (x_j : 0 .. NW - 1) { if :: listed[x_j] && TASK(proc[x_j]) == MSG(r, t) -> result = 1 :: else fi }
     for (x_j : 0 .. ndone - 1) { if :: TASK(done[x_j]) == MSG(r, t) -> result = 1 :: else fi }
 }
 
 /* The same, as an expression (a guard cannot loop): unused slots of the lists hold 0, and no
  * message is 0. */
-#define HELD(m) (ready[0] == (m) || ready[1] == (m) || ready[2] == (m) || ready[3] == (m) || \
-                 (listed[0] && proc[0] == (m)) || (listed[1] && proc[1] == (m)) || \
+#if MAXB + BATCH == 4
+#define READY_HOLDS(m) (TASK(ready[0]) == (m) || TASK(ready[1]) == (m) || \
+                        TASK(ready[2]) == (m) || TASK(ready[3]) == (m))
+#elif MAXB + BATCH == 3
+#define READY_HOLDS(m) (TASK(ready[0]) == (m) || TASK(ready[1]) == (m) || TASK(ready[2]) == (m))
+#elif MAXB + BATCH == 2
+#define READY_HOLDS(m) (TASK(ready[0]) == (m) || TASK(ready[1]) == (m))
+#endif
+#define HELD(m) (READY_HOLDS(m) || (listed[0] && TASK(proc[0]) == (m)) || \
+                 (listed[1] && TASK(proc[1]) == (m)) || \
                  TASK(done[0]) == (m) || TASK(done[1]) == (m) || TASK(done[2]) == (m) || \
                  TASK(done[3]) == (m))
 
+#ifdef REDIS_CLAIM
+/* a token carried as a message's token or as its version */
+#define USE(m) if :: (m) != 0 && ROW(m) == r -> x_used = x_used | (1 << TOK(m)) | (1 << VER(m)) :: else fi
+#define USE_CLAIM(c) x_used = x_used | (1 << TOK(c)) | (1 << VER(c))
+#else
 #define USE(m) if :: (m) != 0 && ROW(m) == r -> x_used = x_used | (1 << TOK(m)) :: else fi
+#define USE_CLAIM(c) x_used = x_used | (1 << (c))
+#endif
 
-/* The smallest token of row r that no message, hand or copy carries: as good as a fresh
- * random token, and the same state whichever token was used before. */
+/* The smallest token of row r that no message, hand or copy carries (with claim: redis, not
+ * as a version either): as good as a fresh random token, and the same state whichever token
+ * was used before. */
 inline fresh(r, result) {
     x_used = 0;
     for (x_j : 0 .. nready - 1) { USE(ready[x_j]) }
     for (x_j : 0 .. ndone - 1) { USE(done[x_j]) }
     for (x_j : 0 .. NW - 1) { USE(proc[x_j]); USE(hand[x_j]) }
-    for (x_j : 0 .. ND - 1) { x_used = x_used | (1 << cl[x_j * NR + r]); USE(got[x_j]) }
+    for (x_j : 0 .. ND - 1) { USE_CLAIM(cl[x_j * NR + r]); USE(got[x_j]) }
     for (x_j : 0 .. ND * NW - 1) { USE(rp[x_j]) }
 #ifdef REDIS_CLAIM
     /* the row's settled token, and the sets in flight: a random token never meets either */
@@ -211,12 +248,19 @@ inline take_effect(msg, reaped) {
 
 #ifdef REDIS_CLAIM
 /* claim: redis. Applies one outcome, fenced by the row (QueueSql::fence): only to a row that
- * is claimable (due, not dead, past its retry delay) and does not hold this task's settled
- * token yet; the row then holds it (tok[] is the settled token of the row's last outcome). */
+ * is claimable (due, not dead, past its retry delay), does not hold this task's settled token
+ * yet and is still at the version the task was read at (the code: a checksum of rp_token,
+ * compared exactly here); the row then holds the task's settled token, its new version. So
+ * at most one outcome applies per version of the row. */
+#ifdef NO_VERSION_FENCE
+#define AT_VERSION(msg) 1
+#else
+#define AT_VERSION(msg) (tok[x_i] == VER(msg))
+#endif
 inline apply_outcome(msg, reaped) {
     x_i = ROW(msg);
     if
-    :: CLAIMABLE(x_i) && tok[x_i] != TOK(msg) ->
+    :: CLAIMABLE(x_i) && tok[x_i] != TOK(msg) && AT_VERSION(msg) ->
         /* an outcome is applied at most once per task ... */
         assert(!(outcomes[x_i] & (1 << TOK(msg))));
         /* ... and only in the due period its task was pushed in */
@@ -226,6 +270,8 @@ inline apply_outcome(msg, reaped) {
         take_effect(msg, reaped)
     :: CLAIMABLE(x_i) && tok[x_i] == TOK(msg) ->
         printf("MSC: row %d token %d: applied before, counted once\n", x_i, TOK(msg))
+    :: CLAIMABLE(x_i) && tok[x_i] != TOK(msg) && !AT_VERSION(msg) ->
+        printf("MSC: row %d token %d: read at version %d, row at %d, stale\n", x_i, TOK(msg), VER(msg), tok[x_i])
     :: else -> printf("MSC: row %d token %d: row not claimable, stale\n", x_i, TOK(msg))
     fi
 }
@@ -256,10 +302,10 @@ inline apply_outcome(msg, reaped) {
 #define FREE(r) (CLAIMABLE(r) && fl[d * NR + r] == 0)
 #define LOST(r) (fl[d * NR + r] != 0 && !HELD(MSG(r, fl[d * NR + r])))
 #define WORK (ndone > 0 || (listed[0] && !hb[0]) || (listed[1] && !hb[1]) || !known[d] || \
-              (nready < MAXB && (FREE(0) || FREE(1))) || LOST(0) || LOST(1))
+              (nready < MAXB && ANY_ROW(FREE)) || ANY_ROW(LOST))
 #else
 #define WORK (ndone > 0 || (listed[0] && !hb[0]) || (listed[1] && !hb[1]) || \
-              (nready < MAXB && (CLAIMABLE(0) || CLAIMABLE(1))))
+              (nready < MAXB && ANY_ROW(CLAIMABLE)))
 #endif
 
 #ifdef REDIS_CLAIM
@@ -281,10 +327,7 @@ inline learn(k) {
         if :: listed[x_j] && proc[x_j] != 0 -> fl[k * NR + ROW(proc[x_j])] = TOK(proc[x_j]) :: else fi
     }
     for (x_j : 0 .. ndone - 1) { fl[k * NR + ROW(done[x_j])] = TOK(done[x_j]) }
-    known[k] = 1;
-#ifdef EPOCH_FENCE
-    epoch = (epoch + 1) % 8; mine[k] = epoch
-#endif
+    known[k] = 1
 }
 
 /* InFlight::finished: an applied task leaves the set, if the set still holds its token */
@@ -311,23 +354,6 @@ inline audit(k) {
         :: else
         fi
     }
-}
-
-/* The outcome transaction. With -DEPOCH_FENCE it commits only under the dispatcher's own
- * epoch; else it rolls back and the cycle ends in LeadershipLost (nothing acknowledged). */
-inline fenced_apply(msg, reaped) {
-#ifdef EPOCH_FENCE
-    if
-    :: mine[d] == epoch -> apply_outcome(msg, reaped)
-    :: else ->
-        printf("MSC: D%d: epoch moved on, outcome rolled back\n", d);
-        forget(d); got[d] = 0; pending[d] = 0; phase[d] = LEAD;
-        for (x_i : 0 .. NR - 1) { cl[d * NR + x_i] = 0 }
-        for (x_i : 0 .. NW - 1) { rp[d * NW + x_i] = 0 }
-    fi
-#else
-    apply_outcome(msg, reaped)
-#endif
 }
 
 /* Does a Redis list hold a task of row r, whatever its token? */
@@ -391,11 +417,9 @@ end:
             if
             :: rp[d * NW + x_t] != 0 ->
                 printf("MSC: D%d took back task %d:%d\n", d, ROW(rp[d * NW + x_t]), TOK(rp[d * NW + x_t]));
-#ifdef REDIS_CLAIM
-                fenced_apply(rp[d * NW + x_t], 1);
-                finished(d, rp[d * NW + x_t]);
-#else
                 apply_outcome(rp[d * NW + x_t], 1);
+#ifdef REDIS_CLAIM
+                finished(d, rp[d * NW + x_t]);
 #endif
                 rp[d * NW + x_t] = 0
             :: else
@@ -411,11 +435,7 @@ end:
 #else
     :: atomic { pending[d] && (phase[d] == CLAIM || phase[d] == ACK) ->
 #endif
-#ifdef REDIS_CLAIM
-        fenced_apply(got[d], 0);
-#else
         apply_outcome(got[d], 0);
-#endif
         pending[d] = 0 }
 
     /* LLEN for the capacity, LeaseKeeper::keep, QueueStore::claim. The keeper's look and the
@@ -455,7 +475,8 @@ end:
                        ((x_t == 0 && lease[x_i] == ENDED) || (x_t == 1 && lease[x_i] == NONE)) ->
 #ifdef REDIS_CLAIM
                         fresh(x_i, x_m);
-                        printf("MSC: D%d reads row %d: token %d\n", d, x_i, x_m);
+                        printf("MSC: D%d reads row %d at version %d: token %d\n", d, x_i, tok[x_i], x_m);
+                        x_m = VERSIONED(x_m, tok[x_i]);
 #else
                         if
                         :: tok[x_i] != 0 && !settled[x_i] ->
@@ -484,13 +505,13 @@ end:
             for (x_i : 0 .. NR - 1) {
                 if
                 :: cl[d * NR + x_i] != 0 ->
-                    printf("MSC: D%d pushes %d:%d\n", d, x_i, cl[d * NR + x_i]);
+                    printf("MSC: D%d pushes %d:%d\n", d, x_i, TOK(cl[d * NR + x_i]));
 #ifdef REDIS_CLAIM
                     row_held(x_i, x_m);
                     assert(!x_m); /* a row is pushed once while a task of it is held */
-                    fl[d * NR + x_i] = cl[d * NR + x_i]; /* InFlight::add */
-                    pushed[x_i] = pushed[x_i] | (1 << cl[d * NR + x_i]);
-                    outcomes[x_i] = outcomes[x_i] & ~(1 << cl[d * NR + x_i]);
+                    fl[d * NR + x_i] = TOK(cl[d * NR + x_i]); /* InFlight::add */
+                    pushed[x_i] = pushed[x_i] | (1 << TOK(cl[d * NR + x_i]));
+                    outcomes[x_i] = outcomes[x_i] & ~(1 << TOK(cl[d * NR + x_i]));
 #endif
                     ready[nready] = MSG(x_i, cl[d * NR + x_i]); nready++; cl[d * NR + x_i] = 0
                 :: else
@@ -649,5 +670,5 @@ active proctype Faults() {
     :: break /* no more faults */
     od;
     /* Nothing can move any more: every row is completed and the lists are empty. */
-    timeout -> assert(completed_row(0) && completed_row(1) && nready == 0 && ndone == 0)
+    timeout -> assert(EVERY_ROW(completed_row) && nready == 0 && ndone == 0)
 }

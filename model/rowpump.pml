@@ -18,26 +18,47 @@
  *                tasks taken back from dead workers).
  * -DMAXF=n       faults per run (default 1): a dispatcher or a worker killed, a leader or a
  *                worker frozen past its lock or heartbeat, Redis restarted without its data.
+ * -DREDIS_CLAIM  the queue's `claim: redis` mode: nothing is written to the row until the
+ *                outcome; the leader keeps the tasks it pushed in memory (in flight), learns
+ *                them from the Redis lists when it takes over, and an outcome is fenced by
+ *                the row: claimable, and still at the version its task was read at (the
+ *                settled token of the row's last outcome, which the task's token carries).
+ * -DNO_VERSION_FENCE  with -DREDIS_CLAIM: the fence without the row's version (claimable, and
+ *                not holding the task's settled token yet), which applies a late copy of an
+ *                outcome in a later due period (docs/model.md); the check keeps finding it.
+ * -DNR=1, -DMAXB, -DBATCH, -DNT  rows, max_backlog, claim batch, tokens per row (smaller
+ *                searches; defaults 2, 2, 2, 7).
  */
 
-#define NR 2 /* rows */
+#ifndef NR
+#define NR 2 /* rows: 2, or 1 (a smaller search) */
+#endif
 #define NW 2 /* workers */
 #define ND 2 /* dispatchers */
+#ifndef MAXB
 #define MAXB 2 /* max_backlog: ready messages at most */
+#endif
+#ifndef BATCH
 #define BATCH 2 /* rows per claim at most */
+#endif
+#ifndef NT
 #define NT 7 /* claim tokens per row: 1..NT, reused once no message carries them */
+#endif
 #define DCAP 4 /* done list slots (asserted never to overflow) */
 #define MAX_ATTEMPTS 2
 #ifndef MAXF
 #define MAXF 1
 #endif
 
-/* A ready message <id>:<token> is MSG(row, token); a done message adds the verb. */
+/* A ready message <id>:<token> is MSG(row, token); a done message adds the verb. With
+ * claim: redis the token also carries the row's version when the row was read: VERSIONED. */
 #define MSG(r, t) ((r) * 8 + (t))
 #define ROW(m) (((m) >> 3) & 1)
 #define TOK(m) ((m) & 7)
 #define TASK(m) ((m) & 15)
 #define RETRY 16 /* done message verb: retry (else ok) */
+#define VERSIONED(t, v) ((t) + (v) * 32) /* a token read at row version v (claim: redis) */
+#define VER(m) (((m) >> 5) & 7)
 
 /* Lease of a row: none (NULL), running, ended. Ending is time passing, not a write. */
 #define NONE 0
@@ -60,7 +81,8 @@
 /* ---- MySQL: the task table (the due condition and the bookkeeping columns) ---- */
 bit due[NR] = 1; /* the operator's due condition holds (every row, at the start) */
 bit dead[NR];    /* rp_dead_at is set */
-byte tok[NR];    /* rp_token: the claim token, 0 = NULL */
+byte tok[NR];    /* rp_token: the claim token, 0 = NULL; with claim: redis the settled token
+                  * of the row's last outcome, which is the row's version */
 bit settled[NR]; /* rp_token holds the settled form of tok: an outcome was applied */
 byte lease[NR];  /* rp_lease_until: NONE, LIVE or ENDED */
 byte att[NR];    /* rp_attempts */
@@ -85,8 +107,18 @@ byte hand[NW];    /* the task a worker's handler runs */
 bit wdead[NW];    /* the worker process was killed */
 byte faults;
 
+#ifdef REDIS_CLAIM
+byte fl[ND * NR]; /* InFlight: the token of the row's task in flight, 0 = none */
+bit known[ND];    /* InFlight::known: learned from Redis since this dispatcher last forgot */
+#endif
+
 /* ---- ghosts, for the properties only ---- */
+#ifdef REDIS_CLAIM
+byte pushed[NR];   /* tokens (bits) pushed since the row last completed: its due period */
+byte outcomes[NR]; /* tokens (bits) whose outcome was applied */
+#else
 bit applied[NR]; /* an outcome was applied for the row's current claim */
+#endif
 bit flip;        /* toggles whenever a row completes (on_success, or dead) */
 
 /* Scratch variables of the atomic steps, not part of the state. (-DSCRATCH= makes them
@@ -100,10 +132,20 @@ SCRATCH int x_used;
 #define busy (hand[0] != 0 || hand[1] != 0)
 #define completed_row(r) (!due[r] || dead[r])
 
+/* A condition of some row, or of every row */
+#if NR == 2
+#define ANY_ROW(P) (P(0) || P(1))
+#define EVERY_ROW(P) (P(0) && P(1))
+#else
+#define ANY_ROW(P) (P(0))
+#define EVERY_ROW(P) (P(0))
+#endif
+
 #ifdef REDUE
 /* Every row that stays due is completed (on_success, or dead after its attempts). */
+#define STAYS_DUE_COMPLETED(r) ([] ((due[r] && !dead[r]) -> <> completed_row(r)))
 ltl rows_complete {
-    [] ((due[0] && !dead[0]) -> <> completed_row(0)) && [] ((due[1] && !dead[1]) -> <> completed_row(1))
+    EVERY_ROW(STAYS_DUE_COMPLETED)
 }
 /* No livelock: workers do not stay busy while nothing completes. */
 ltl no_livelock { ([] <> busy) -> ([] <> flip && [] <> !flip) }
@@ -111,7 +153,7 @@ ltl no_livelock { ([] <> busy) -> ([] <> flip && [] <> !flip) }
 /* Each row is due once, and a completed row stays completed: the same two properties read
  * "every row is completed" and "workers do not stay busy for ever" (a queue with a finite
  * amount of work in which workers stay busy is one in which nothing completes any more). */
-ltl rows_complete { <> (completed_row(0) && completed_row(1)) }
+ltl rows_complete { <> EVERY_ROW(completed_row) }
 ltl no_livelock { <> [] !busy }
 #endif
 
@@ -121,22 +163,50 @@ ltl no_livelock { <> [] !busy }
  * in the done list? kHeldScript (common/src/scripts.cpp). */
 inline held(r, t, result) {
     result = 0;
-    for (x_j : 0 .. nready - 1) { if :: ready[x_j] == MSG(r, t) -> result = 1 :: else fi }
-    for (x_j : 0 .. NW - 1) { if :: listed[x_j] && proc[x_j] == MSG(r, t) -> result = 1 :: else fi }
+    for (x_j : 0 .. nready - 1) { if :: TASK(ready[x_j]) == MSG(r, t) -> result = 1 :: else fi }
+    for (x_j : 0 .. NW - 1) { if :: listed[x_j] && TASK(proc[x_j]) == MSG(r, t) -> result = 1 :: else fi }
     for (x_j : 0 .. ndone - 1) { if :: TASK(done[x_j]) == MSG(r, t) -> result = 1 :: else fi }
 }
 
-#define USE(m) if :: (m) != 0 && ROW(m) == r -> x_used = x_used | (1 << TOK(m)) :: else fi
+/* The same, as an expression (a guard cannot loop): unused slots of the lists hold 0, and no
+ * message is 0. */
+#if MAXB + BATCH == 4
+#define READY_HOLDS(m) (TASK(ready[0]) == (m) || TASK(ready[1]) == (m) || \
+                        TASK(ready[2]) == (m) || TASK(ready[3]) == (m))
+#elif MAXB + BATCH == 3
+#define READY_HOLDS(m) (TASK(ready[0]) == (m) || TASK(ready[1]) == (m) || TASK(ready[2]) == (m))
+#elif MAXB + BATCH == 2
+#define READY_HOLDS(m) (TASK(ready[0]) == (m) || TASK(ready[1]) == (m))
+#endif
+#define HELD(m) (READY_HOLDS(m) || (listed[0] && TASK(proc[0]) == (m)) || \
+                 (listed[1] && TASK(proc[1]) == (m)) || \
+                 TASK(done[0]) == (m) || TASK(done[1]) == (m) || TASK(done[2]) == (m) || \
+                 TASK(done[3]) == (m))
 
-/* The smallest token of row r that no message, hand or copy carries: as good as a fresh
- * random token, and the same state whichever token was used before. */
+#ifdef REDIS_CLAIM
+/* a token carried as a message's token or as its version */
+#define USE(m) if :: (m) != 0 && ROW(m) == r -> x_used = x_used | (1 << TOK(m)) | (1 << VER(m)) :: else fi
+#define USE_CLAIM(c) x_used = x_used | (1 << TOK(c)) | (1 << VER(c))
+#else
+#define USE(m) if :: (m) != 0 && ROW(m) == r -> x_used = x_used | (1 << TOK(m)) :: else fi
+#define USE_CLAIM(c) x_used = x_used | (1 << (c))
+#endif
+
+/* The smallest token of row r that no message, hand or copy carries (with claim: redis, not
+ * as a version either): as good as a fresh random token, and the same state whichever token
+ * was used before. */
 inline fresh(r, result) {
     x_used = 0;
     for (x_j : 0 .. nready - 1) { USE(ready[x_j]) }
     for (x_j : 0 .. ndone - 1) { USE(done[x_j]) }
     for (x_j : 0 .. NW - 1) { USE(proc[x_j]); USE(hand[x_j]) }
-    for (x_j : 0 .. ND - 1) { x_used = x_used | (1 << cl[x_j * NR + r]); USE(got[x_j]) }
+    for (x_j : 0 .. ND - 1) { USE_CLAIM(cl[x_j * NR + r]); USE(got[x_j]) }
     for (x_j : 0 .. ND * NW - 1) { USE(rp[x_j]) }
+#ifdef REDIS_CLAIM
+    /* the row's settled token, and the sets in flight: a random token never meets either */
+    x_used = x_used | (1 << tok[r]);
+    for (x_j : 0 .. ND - 1) { x_used = x_used | (1 << fl[x_j * NR + r]) }
+#endif
     result = 1;
     do
     :: result <= NT && (x_used & (1 << result)) -> result++
@@ -146,13 +216,70 @@ inline fresh(r, result) {
 }
 
 /* A row completes: on_success, or dead. */
-inline completed() { flip = !flip }
+inline completed() {
+    flip = !flip;
+#ifdef REDIS_CLAIM
+    pushed[x_i] = 0; outcomes[x_i] = 0 /* its due period ends */
+#endif
+}
 
-/* Applies one outcome, guarded by the token (QueueStore::apply, QueueSql::success, retry,
- * dead): only a row still carrying the claim token changes, and it keeps the settled form of
- * the token, so the same outcome applied again (a dispatcher killed between the commit and
- * the acknowledgement) finds it settled and counts once. reaped: a task taken back from a
- * dead worker, a failed attempt due again at once (delay 0). */
+#define CLAIMABLE(r) (due[r] && !dead[r] && lease[r] != LIVE)
+
+/* What an outcome applied does to row x_i (QueueSql::success, retry, dead). reaped: a task
+ * taken back from a dead worker, a failed attempt due again at once (delay 0). */
+inline take_effect(msg, reaped) {
+    if
+    :: !(msg & RETRY) && !reaped ->
+        assert(due[x_i]); /* on_success takes effect once per completion */
+        printf("MSC: row %d token %d: on_success applied\n", x_i, TOK(msg));
+        due[x_i] = 0; lease[x_i] = NONE; att[x_i] = 0; completed()
+    :: else ->
+        att[x_i] = att[x_i] + 1;
+        if
+        :: att[x_i] >= MAX_ATTEMPTS ->
+            printf("MSC: row %d token %d: dead\n", x_i, TOK(msg));
+            dead[x_i] = 1; lease[x_i] = NONE; completed()
+        :: else ->
+            printf("MSC: row %d token %d: retry applied\n", x_i, TOK(msg));
+            lease[x_i] = (reaped -> ENDED : LIVE) /* due at once, or after the backoff */
+        fi
+    fi
+}
+
+#ifdef REDIS_CLAIM
+/* claim: redis. Applies one outcome, fenced by the row (QueueSql::fence): only to a row that
+ * is claimable (due, not dead, past its retry delay), does not hold this task's settled token
+ * yet and is still at the version the task was read at (the code: a checksum of rp_token,
+ * compared exactly here); the row then holds the task's settled token, its new version. So
+ * at most one outcome applies per version of the row. */
+#ifdef NO_VERSION_FENCE
+#define AT_VERSION(msg) 1
+#else
+#define AT_VERSION(msg) (tok[x_i] == VER(msg))
+#endif
+inline apply_outcome(msg, reaped) {
+    x_i = ROW(msg);
+    if
+    :: CLAIMABLE(x_i) && tok[x_i] != TOK(msg) && AT_VERSION(msg) ->
+        /* an outcome is applied at most once per task ... */
+        assert(!(outcomes[x_i] & (1 << TOK(msg))));
+        /* ... and only in the due period its task was pushed in */
+        assert(pushed[x_i] & (1 << TOK(msg)));
+        outcomes[x_i] = outcomes[x_i] | (1 << TOK(msg));
+        tok[x_i] = TOK(msg);
+        take_effect(msg, reaped)
+    :: CLAIMABLE(x_i) && tok[x_i] == TOK(msg) ->
+        printf("MSC: row %d token %d: applied before, counted once\n", x_i, TOK(msg))
+    :: CLAIMABLE(x_i) && tok[x_i] != TOK(msg) && !AT_VERSION(msg) ->
+        printf("MSC: row %d token %d: read at version %d, row at %d, stale\n", x_i, TOK(msg), VER(msg), tok[x_i])
+    :: else -> printf("MSC: row %d token %d: row not claimable, stale\n", x_i, TOK(msg))
+    fi
+}
+#else
+/* Applies one outcome, guarded by the token (QueueStore::apply, QueueSql::join_values): only
+ * a row still carrying the claim token changes, and it keeps the settled form of the token,
+ * so the same outcome applied again (a dispatcher killed between the commit and the
+ * acknowledgement) finds it settled and counts once. */
 inline apply_outcome(msg, reaped) {
     x_i = ROW(msg);
     if
@@ -160,32 +287,83 @@ inline apply_outcome(msg, reaped) {
         assert(!applied[x_i]); /* an outcome is applied at most once per claim */
         applied[x_i] = 1;
         settled[x_i] = 1;
-        if
-        :: !(msg & RETRY) && !reaped ->
-            assert(due[x_i]); /* on_success takes effect once per completion */
-            printf("MSC: row %d token %d: on_success applied\n", x_i, TOK(msg));
-            due[x_i] = 0; lease[x_i] = NONE; att[x_i] = 0; completed()
-        :: else ->
-            att[x_i] = att[x_i] + 1;
-            if
-            :: att[x_i] >= MAX_ATTEMPTS ->
-                printf("MSC: row %d token %d: dead\n", x_i, TOK(msg));
-                dead[x_i] = 1; lease[x_i] = NONE; completed()
-            :: else ->
-                printf("MSC: row %d token %d: retry applied\n", x_i, TOK(msg));
-                lease[x_i] = (reaped -> ENDED : LIVE) /* due at once, or after the backoff */
-            fi
-        fi
+        take_effect(msg, reaped)
     :: tok[x_i] == TOK(msg) && settled[x_i] ->
         printf("MSC: row %d token %d: applied before, counted once\n", x_i, TOK(msg))
     :: else -> printf("MSC: row %d token %d: stale, ignored\n", x_i, TOK(msg))
     fi
 }
+#endif
 
-#define CLAIMABLE(r) (due[r] && !dead[r] && lease[r] != LIVE)
 /* Something for a cycle to do; an idle leader polls without changing anything. */
+#ifdef REDIS_CLAIM
+/* A row to push is claimable and not in flight; a task in flight that no list holds is
+ * dropped by the audit. */
+#define FREE(r) (CLAIMABLE(r) && fl[d * NR + r] == 0)
+#define LOST(r) (fl[d * NR + r] != 0 && !HELD(MSG(r, fl[d * NR + r])))
+#define WORK (ndone > 0 || (listed[0] && !hb[0]) || (listed[1] && !hb[1]) || !known[d] || \
+              (nready < MAXB && ANY_ROW(FREE)) || ANY_ROW(LOST))
+#else
 #define WORK (ndone > 0 || (listed[0] && !hb[0]) || (listed[1] && !hb[1]) || \
-              (nready < MAXB && (CLAIMABLE(0) || CLAIMABLE(1))))
+              (nready < MAXB && ANY_ROW(CLAIMABLE)))
+#endif
+
+#ifdef REDIS_CLAIM
+/* ---- claim: redis: the leader's tasks in flight (dispatcher/src/in_flight.cpp) ---- */
+
+/* InFlight::forget: after LeadershipLost, a Redis error, or a connect() that does not lead */
+inline forget(k) {
+    for (x_i : 0 .. NR - 1) { fl[k * NR + x_i] = 0 }
+    known[k] = 0
+}
+
+/* QueueRunner::know_in_flight: InFlight::load of RedisQueue::held_all (kHeldScript with no
+ * arguments: the ready list, the processing lists of listed workers, the done list; of two
+ * tasks of one row, the later one wins) */
+inline learn(k) {
+    for (x_i : 0 .. NR - 1) { fl[k * NR + x_i] = 0 }
+    for (x_j : 0 .. nready - 1) { fl[k * NR + ROW(ready[x_j])] = TOK(ready[x_j]) }
+    for (x_j : 0 .. NW - 1) {
+        if :: listed[x_j] && proc[x_j] != 0 -> fl[k * NR + ROW(proc[x_j])] = TOK(proc[x_j]) :: else fi
+    }
+    for (x_j : 0 .. ndone - 1) { fl[k * NR + ROW(done[x_j])] = TOK(done[x_j]) }
+    known[k] = 1
+}
+
+/* InFlight::finished: an applied task leaves the set, if the set still holds its token */
+inline finished(k, m) {
+    if :: fl[k * NR + ROW(m)] == TOK(m) -> fl[k * NR + ROW(m)] = 0 :: else fi
+}
+
+/* QueueRunner::audit_in_flight: InFlight::keep_only(RedisQueue::held(...), reaped): a task
+ * in flight that no list holds, and not taken back and still to be applied, is dropped */
+inline audit(k) {
+    for (x_i : 0 .. NR - 1) {
+        if
+        :: fl[k * NR + x_i] != 0 && !HELD(MSG(x_i, fl[k * NR + x_i])) ->
+            x_t = 0;
+            for (x_j : 0 .. NW - 1) {
+                if :: rp[k * NW + x_j] != 0 && ROW(rp[k * NW + x_j]) == x_i -> x_t = 1 :: else fi
+            }
+            if
+            :: !x_t ->
+                printf("MSC: D%d: task %d:%d is in no list, dropped\n", k, x_i, fl[k * NR + x_i]);
+                fl[k * NR + x_i] = 0
+            :: else
+            fi
+        :: else
+        fi
+    }
+}
+
+/* Does a Redis list hold a task of row r, whatever its token? */
+inline row_held(r, result) {
+    result = 0;
+    for (x_j : 0 .. nready - 1) { if :: ROW(ready[x_j]) == r -> result = 1 :: else fi }
+    for (x_j : 0 .. NW - 1) { if :: listed[x_j] && proc[x_j] != 0 && ROW(proc[x_j]) == r -> result = 1 :: else fi }
+    for (x_j : 0 .. ndone - 1) { if :: ROW(done[x_j]) == r -> result = 1 :: else fi }
+}
+#endif
 
 /* ---- the dispatcher: dispatcher/src/queue_runner.cpp, QueueRunner::run and ::cycle ---- */
 
@@ -195,6 +373,11 @@ end:
     do
     /* a stand-by waits; the lock of a dispatcher that was killed expires (leader_timeout) */
     :: atomic { phase[d] == LEAD && leader == ORPHAN -> leader = NOBODY }
+#ifdef REDIS_CLAIM
+    /* connect() while another holds the lock: know_in_flight forgets (or it froze and did
+     * not run) */
+    :: atomic { phase[d] == LEAD && leader != ME && leader != NOBODY && known[d] -> forget(d) }
+#endif
 
     /* QueueRunner::connect: the lead script (kLeadScript); then cycle(): take_done (LRANGE
      * of the done list) and reap_dead_workers (kReapScript: a listed worker without a
@@ -202,8 +385,21 @@ end:
     :: atomic { phase[d] == LEAD && (leader == NOBODY || (leader == ME && WORK)) ->
         if :: leader != ME -> printf("MSC: D%d takes the leader lock\n", d) :: else fi;
         leader = ME;
+#ifdef REDIS_CLAIM
+        if :: !known[d] -> learn(d) :: else fi;
+#endif
         got[d] = (ndone > 0 -> done[0] : 0);
         pending[d] = (got[d] != 0);
+        if :: got[d] != 0 -> printf("MSC: D%d reads done %d:%d\n", d, ROW(got[d]), TOK(got[d])) :: else fi;
+#ifdef REDIS_CLAIM
+        /* QueueRunner::mark_stale: another task of the row is in flight */
+        if
+        :: got[d] != 0 && fl[d * NR + ROW(got[d])] != 0 && fl[d * NR + ROW(got[d])] != TOK(got[d]) ->
+            printf("MSC: D%d: %d:%d is stale (%d in flight)\n", d, ROW(got[d]), TOK(got[d]), fl[d * NR + ROW(got[d])]);
+            pending[d] = 0
+        :: else
+        fi;
+#endif
         x_n = 0;
         for (x_i : 0 .. NW - 1) {
             if
@@ -221,29 +417,42 @@ end:
             if
             :: rp[d * NW + x_t] != 0 ->
                 printf("MSC: D%d took back task %d:%d\n", d, ROW(rp[d * NW + x_t]), TOK(rp[d * NW + x_t]));
-                apply_outcome(rp[d * NW + x_t], 1); rp[d * NW + x_t] = 0
+                apply_outcome(rp[d * NW + x_t], 1);
+#ifdef REDIS_CLAIM
+                finished(d, rp[d * NW + x_t]);
+#endif
+                rp[d * NW + x_t] = 0
             :: else
             fi
         }
-        phase[d] = CLAIM }
+        phase[d] = (phase[d] == APPLY_REAPED -> CLAIM : LEAD) }
 
     /* the outcome transaction (QueueStore::apply, on the second connection): before the
-     * claim, in a thread beside it (while a sweep resumes), or after the push (in a cycle a
-     * nudge started) */
+     * claim, in a thread beside it (while a sweep resumes; with claim: redis always), or
+     * after the push (in a cycle a nudge started), so possibly after the push */
+#ifdef REDIS_CLAIM
+    :: atomic { pending[d] && phase[d] != LEAD ->
+#else
     :: atomic { pending[d] && (phase[d] == CLAIM || phase[d] == ACK) ->
+#endif
         apply_outcome(got[d], 0);
         pending[d] = 0 }
 
     /* LLEN for the capacity, LeaseKeeper::keep, QueueStore::claim. The keeper's look and the
      * claim are one step: the code claims within lease/8 of a look that renewed every held
      * lease ending within lease/2, so no held lease ends in between (README: unless the
-     * dispatcher freezes for more than half a lease between the two). */
+     * dispatcher freezes for more than half a lease between the two). With claim: redis:
+     * audit_in_flight, then scan_claimable (QueueStore::scan_retried, scan: a read that
+     * writes nothing), which passes over the rows in flight. */
     :: atomic { phase[d] == CLAIM ->
         x_cap = (MAXB - nready < BATCH -> MAXB - nready : BATCH);
         x_n = 0;
+#ifdef REDIS_CLAIM
+        audit(d);
+#endif
         if
         :: x_cap > 0 ->
-#ifndef OLD_LEASE
+#if !defined(OLD_LEASE) && !defined(REDIS_CLAIM)
             /* LeaseKeeper::keep_page: QueueStore::expiring, RedisQueue::held (kHeldScript),
              * QueueStore::renew */
             for (x_i : 0 .. NR - 1) {
@@ -260,7 +469,15 @@ end:
                 for (x_i : 0 .. NR - 1) {
                     if
                     :: x_n < x_cap && due[x_i] && !dead[x_i] &&
+#ifdef REDIS_CLAIM
+                       fl[d * NR + x_i] == 0 &&
+#endif
                        ((x_t == 0 && lease[x_i] == ENDED) || (x_t == 1 && lease[x_i] == NONE)) ->
+#ifdef REDIS_CLAIM
+                        fresh(x_i, x_m);
+                        printf("MSC: D%d reads row %d at version %d: token %d\n", d, x_i, tok[x_i], x_m);
+                        x_m = VERSIONED(x_m, tok[x_i]);
+#else
                         if
                         :: tok[x_i] != 0 && !settled[x_i] ->
                             /* outcomes first: a reported outcome is never made stale by a claim */
@@ -270,6 +487,7 @@ end:
                         fresh(x_i, x_m);
                         printf("MSC: D%d claims row %d: token %d\n", d, x_i, x_m);
                         tok[x_i] = x_m; settled[x_i] = 0; lease[x_i] = LIVE; applied[x_i] = 0;
+#endif
                         cl[d * NR + x_i] = x_m;
                         x_n++
                     :: else
@@ -287,7 +505,14 @@ end:
             for (x_i : 0 .. NR - 1) {
                 if
                 :: cl[d * NR + x_i] != 0 ->
-                    printf("MSC: D%d pushes %d:%d\n", d, x_i, cl[d * NR + x_i]);
+                    printf("MSC: D%d pushes %d:%d\n", d, x_i, TOK(cl[d * NR + x_i]));
+#ifdef REDIS_CLAIM
+                    row_held(x_i, x_m);
+                    assert(!x_m); /* a row is pushed once while a task of it is held */
+                    fl[d * NR + x_i] = TOK(cl[d * NR + x_i]); /* InFlight::add */
+                    pushed[x_i] = pushed[x_i] | (1 << TOK(cl[d * NR + x_i]));
+                    outcomes[x_i] = outcomes[x_i] & ~(1 << TOK(cl[d * NR + x_i]));
+#endif
                     ready[nready] = MSG(x_i, cl[d * NR + x_i]); nready++; cl[d * NR + x_i] = 0
                 :: else
                 fi
@@ -297,9 +522,13 @@ end:
         :: else -> phase[d] = RELEASE
         fi }
 
-    /* the push was refused by the lock: QueueStore::release, then LeadershipLost */
+    /* the push was refused by the lock: QueueStore::release, then LeadershipLost (with
+     * claim: redis nothing was written to release, and LeadershipLost forgets the set) */
     :: atomic { phase[d] == RELEASE ->
         printf("MSC: D%d: push refused, claims released\n", d);
+#ifdef REDIS_CLAIM
+        forget(d);
+#endif
         for (x_i : 0 .. NR - 1) {
             if
             :: cl[d * NR + x_i] != 0 && tok[x_i] == cl[d * NR + x_i] && !settled[x_i] ->
@@ -316,8 +545,14 @@ end:
         :: leader == ME ->
             assert(ndone > 0 && done[0] == got[d]); /* trims exactly what it read */
             for (x_i : 1 .. ndone - 1) { done[x_i - 1] = done[x_i] }
-            ndone--; done[ndone] = 0
-        :: else /* refused: LeadershipLost */
+            ndone--; done[ndone] = 0;
+#ifdef REDIS_CLAIM
+            finished(d, got[d]) /* QueueRunner::finish_in_flight */
+#endif
+        :: else; /* refused: LeadershipLost */
+#ifdef REDIS_CLAIM
+            forget(d)
+#endif
         fi;
         got[d] = 0;
         phase[d] = LEAD }
@@ -376,12 +611,17 @@ end:
     do
     /* A lease ends. Not before its claim is pushed: a lease runs for minutes, a cycle for
      * milliseconds (a dispatcher killed in between drops the claim; then the lease ends). */
+#ifdef REDIS_CLAIM
+    /* claim: redis: a lease is only a retry's backoff, which ends */
+    :: atomic { lease[r] == LIVE ->
+#else
     :: atomic { lease[r] == LIVE && cl[r] != tok[r] && cl[NR + r] != tok[r] ->
+#endif
         printf("MSC: row %d: lease ended\n", r);
         lease[r] = ENDED }
 #ifdef REDUE
     /* a completed row comes due again */
-    :: atomic { !due[r] && !dead[r] -> due[r] = 1 }
+    :: atomic { !due[r] && !dead[r] -> printf("MSC: row %d comes due again\n", r); due[r] = 1 }
 #endif
     od
 }
@@ -394,6 +634,9 @@ inline kill_dispatcher(k) {
     phase[k] = LEAD; got[k] = 0; pending[k] = 0;
     for (x_i : 0 .. NR - 1) { cl[k * NR + x_i] = 0 }
     for (x_i : 0 .. NW - 1) { rp[k * NW + x_i] = 0 }
+#ifdef REDIS_CLAIM
+    forget(k);
+#endif
     if :: leader == k + 1 -> leader = ORPHAN :: else fi
 }
 
@@ -417,10 +660,15 @@ active proctype Faults() {
            for (x_i : 0 .. MAXB + BATCH - 1) { ready[x_i] = 0 }
            for (x_i : 0 .. DCAP - 1) { done[x_i] = 0 }
            nready = 0; ndone = 0; leader = NOBODY;
-           for (x_i : 0 .. NW - 1) { proc[x_i] = 0; hb[x_i] = 0; listed[x_i] = 0 }
+           for (x_i : 0 .. NW - 1) { proc[x_i] = 0; hb[x_i] = 0; listed[x_i] = 0 };
+#ifdef REDIS_CLAIM
+           /* the dispatchers' connections broke: they forget what is in flight (or, Redis
+            * emptied without a restart, they do not notice) */
+           if :: forget(0); forget(1) :: skip fi
+#endif
         fi }
     :: break /* no more faults */
     od;
     /* Nothing can move any more: every row is completed and the lists are empty. */
-    timeout -> assert(completed_row(0) && completed_row(1) && nready == 0 && ndone == 0)
+    timeout -> assert(EVERY_ROW(completed_row) && nready == 0 && ndone == 0)
 }

@@ -384,6 +384,11 @@ end:
      * heartbeat loses its processing list and its place in the workers set) */
     :: atomic { phase[d] == LEAD && (leader == NOBODY || (leader == ME && WORK)) ->
         if :: leader != ME -> printf("MSC: D%d takes the leader lock\n", d) :: else fi;
+#ifdef REDIS_CLAIM
+        /* the lead script says the lock was free: whatever this dispatcher knew may miss
+         * another leader's pushes (RedisQueue::lead, took_free) */
+        if :: leader == NOBODY -> known[d] = 0 :: else fi;
+#endif
         leader = ME;
 #ifdef REDIS_CLAIM
         if :: !known[d] -> learn(d) :: else fi;

@@ -4,9 +4,10 @@ namespace rowpump::protocol {
 
 const char* const kLeadScript = R"lua(
 local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return holder end
+if holder and holder ~= ARGV[1] then return {holder, '0'} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return ARGV[1]
+if holder then return {ARGV[1], '0'} end
+return {ARGV[1], '1'}
 )lua";
 
 const char* const kResignScript = R"lua(

@@ -44,10 +44,6 @@ bool Leadership::renewal_due(TimePoint now) const {
     return !leading_ || now - renewed_at_ >= timeout_ / 2;
 }
 
-bool Leadership::may_have_lapsed(TimePoint now) const {
-    return leading_ && now - renewed_at_ >= timeout_ - timeout_ / 10;
-}
-
 void Leadership::handed_over(const std::string& to) {
     spdlog::info("queue {}: handed the leader lock over to {}, whose dispatcher leads fewer shards",
                  queue_, to);

@@ -140,10 +140,14 @@ bool QueueRunner::connect() {
     redis_connected_.set(true);
     // A busy leader's pushes renew the lock; the lead script runs when none did lately.
     const bool handed_over = Clock::now() < handed_over_until_;
-    // With claim: redis, a leader whose lock may have lapsed may have missed another leader's
-    // pushes, even if it takes the lock again now: it learns what is in flight anew.
-    if (queue_.claim == ClaimMode::redis && leadership_.may_have_lapsed()) in_flight_.forget();
-    if (leadership_.renewal_due() && !handed_over) leadership_.update(redis_->lead());
+    if (leadership_.renewal_due() && !handed_over) {
+        const auto lead = redis_->lead();
+        // With claim: redis, a leader that finds its lock free lost it at some point (a
+        // freeze, a Redis that lost its data), and another may have pushed meanwhile: it
+        // learns what is in flight anew.
+        if (lead.took_free) in_flight_.forget();
+        leadership_.update(lead.holder);
+    }
     if (balance_ && leadership_.leading()) balance_shards();
     if (balance_ && !leadership_.leading() && !handed_over) redis_->offer_standby();
     leading_.set(leadership_.leading());

@@ -89,11 +89,13 @@ RedisQueue RedisQueue::open(const RedisAddress& address, const QueueConfig& queu
     return rq;
 }
 
-std::string RedisQueue::lead() {
-    return conn_
-        .command({"EVALSHA", lead_sha_, "1", keys_.leader, leader_id_,
-                  std::to_string(queue_.leader_timeout.count())})
-        .string();
+RedisQueue::Lead RedisQueue::lead() {
+    const auto reply = conn_
+                           .command({"EVALSHA", lead_sha_, "1", keys_.leader, leader_id_,
+                                     std::to_string(queue_.leader_timeout.count())})
+                           .strings();
+    if (reply.size() != 2) throw redis::ReplyError("the lead script returned no holder");
+    return {reply[0], reply[1] == "1"};
 }
 
 void RedisQueue::resign() {

@@ -99,8 +99,15 @@ TEST_CASE("pushes and done-list trims of a dispatcher without the leader lock ch
     redis.command({"RPUSH", keys.done, "m1", "m2"});
     std::vector<rowpump::DoneEntry> done(2);
 
-    CHECK(a.lead() == "a");
-    CHECK(b.lead() == "a");
+    const auto taken = a.lead();
+    CHECK(taken.holder == "a");
+    CHECK(taken.took_free);
+    const auto renewed = a.lead();
+    CHECK(renewed.holder == "a");
+    CHECK_FALSE(renewed.took_free);
+    const auto other = b.lead();
+    CHECK(other.holder == "a");
+    CHECK_FALSE(other.took_free);
     const rowpump::PushWindow refused = b.push(rows);
     CHECK_FALSE(refused.leader);
     CHECK_FALSE(refused.pushed);
@@ -113,8 +120,8 @@ TEST_CASE("pushes and done-list trims of a dispatcher without the leader lock ch
     CHECK(list_length(redis, keys.ready) == 2);
 
     redis.command({"DEL", keys.leader});  // Redis lost the key; b asks first
-    CHECK(b.lead() == "b");
-    CHECK(a.lead() == "b");
+    CHECK(b.lead().holder == "b");
+    CHECK(a.lead().holder == "b");
     CHECK_FALSE(a.push(rows).leader);
     CHECK_FALSE(a.ack_done(done, {}));
     CHECK(list_length(redis, keys.ready) == 2);

@@ -10,7 +10,9 @@
 namespace rowpump::protocol {
 
 // Takes the lock when it is free, renews it when ARGV[1] holds it. Returns the holder's id
-// after the call (ARGV[1] when the caller leads).
+// after the call (ARGV[1] when the caller leads) and '1' when the caller took a free lock
+// ('0' when it renewed its own, or another holds it): a leader that takes a free lock lost
+// it at some point, and another may have led meanwhile.
 //   KEYS[1] leader key; ARGV[1] caller's id, ARGV[2] expiry in ms
 extern const char* const kLeadScript;
 

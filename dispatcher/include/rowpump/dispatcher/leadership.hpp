@@ -34,10 +34,6 @@ public:
     // was last renewed half a timeout ago or more (after a freeze, certainly). With sleeps
     // capped at renew_every(), a renewal then comes at most 5/6 of the timeout after the last.
     bool renewal_due(TimePoint now = Clock::now()) const;
-    // As leader, whether the lock may have expired since it was last renewed (this dispatcher
-    // froze or stalled): another may have led meanwhile, even if the lock is free again now.
-    // Measured on this host's clock, with a tenth of the timeout to spare.
-    bool may_have_lapsed(TimePoint now = Clock::now()) const;
     // A fenced push went through, which renewed the lock.
     void renewed(TimePoint now = Clock::now()) { renewed_at_ = now; }
 

@@ -69,7 +69,13 @@ public:
     void announce();
     std::int64_t ready_length();
     // Takes or renews the leader lock for `leader_timeout`; returns who holds it now.
-    std::string lead();
+    // The lead script (kLeadScript): who holds the lock now, and whether this dispatcher took
+    // it free.
+    struct Lead {
+        std::string holder;
+        bool took_free = false;
+    };
+    Lead lead();
     // Gives the leader lock up if this dispatcher holds it.
     void resign();
     // The rows' ready messages, RPUSHed and counted as "dispatched" in one script call

@@ -35,12 +35,6 @@ std::pair<std::size_t, std::string> refusals(const std::vector<DoneEntry>& entri
     return out;
 }
 
-// claim: redis: how often the tasks in flight are looked for in Redis. A task no list holds
-// any more (Redis lost its data) makes its row wait this long: the lease's role in mysql mode.
-Millis audit_interval(const QueueConfig& queue) {
-    return std::max(Millis(1), queue.lease / 8);
-}
-
 bool any_accepted(const std::vector<DoneEntry>& entries) {
     return std::any_of(entries.begin(), entries.end(),
                        [](const DoneEntry& e) { return e.accepted(); });
@@ -162,7 +156,7 @@ void QueueRunner::know_in_flight() {
     }
     if (in_flight_.known()) return;
     in_flight_.load(redis_->held_all());
-    next_audit_ = Clock::now() + audit_interval(queue_);
+    next_audit_ = Clock::now() + lease_keeper_.interval();
     spdlog::info("queue {}: {} tasks in flight", label_, in_flight_.size());
 }
 
@@ -185,7 +179,9 @@ void QueueRunner::finish_in_flight(const std::vector<DoneEntry>& entries) {
 void QueueRunner::audit_in_flight() {
     const auto now = Clock::now();
     if (now < next_audit_ || in_flight_.size() == 0) return;
-    next_audit_ = now + audit_interval(queue_);
+    // As often as the keeper looks at leases in mysql mode: a task no list holds any more
+    // (Redis lost its data) makes its row wait about as long in either mode.
+    next_audit_ = now + lease_keeper_.interval();
     std::vector<Task> reaped;
     for (const auto& entry : reaped_) {
         if (entry.done) reaped.push_back(entry.done->task);

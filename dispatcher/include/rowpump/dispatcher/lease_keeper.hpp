@@ -33,6 +33,8 @@ public:
     // after it began, so a claim that starts within lease/2 of the last look never takes a
     // held row; later claims find a new look due first.
     void keep(QueueStore& store, RedisQueue& redis);
+    // How often it looks: lease/8.
+    Millis interval() const { return interval_; }
 
     // Totals since start, for logs and tests.
     std::int64_t looked_at() const { return looked_at_; }

@@ -94,10 +94,10 @@ std::string claim_mode_line(const QueueConfig& queue) {
            "and the row shows its claim. Pick redis for about half the MySQL work per task";
 }
 
-std::vector<const std::string*> claim_statements(const QueueSql& sql, const QueueConfig& queue) {
+std::vector<std::string> claim_statements(const QueueSql& sql, const QueueConfig& queue) {
     if (queue.claim == ClaimMode::redis)
-        return {&sql.scan_retried(), &sql.scan(), &sql.scan_from()};
-    return {&sql.claim_plan(), &sql.claim_expired(), &sql.claim(), &sql.read_back()};
+        return {sql.scan_retried(), sql.scan(), sql.scan_from(), sql.lock_scanned(1)};
+    return {sql.claim_plan(), sql.claim_expired(), sql.claim(), sql.read_back()};
 }
 
 // The queues (or shards of queues) whose table is on `config.mysql`.
@@ -126,7 +126,7 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
             }
             out << "queue " << queue.label() << ": ok; " << claim_mode_line(queue)
                 << "\nclaim statements:\n";
-            for (const auto* statement : claim_statements(sql, queue)) out << *statement << ";\n";
+            for (const auto& statement : claim_statements(sql, queue)) out << statement << ";\n";
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
                 err << "queue " << queue.label() << ": warning: " << warning << "\n";
                 ++warnings;

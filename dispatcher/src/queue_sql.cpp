@@ -77,11 +77,7 @@ QueueSql::QueueSql(const QueueConfig& queue)
 
 void QueueSql::build_scan(const std::string& claimable, const std::string& expired) {
     // A keyset scan in (first order_by column, id) order: the rows in flight stay claimable
-    // until their outcome, so each scan goes on from where the last one ended. Each row comes
-    // with its token but the first 8 hex digits (QueueStore::scan adds them): the row's
-    // version (see fence()), its attempt and its id.
-    const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
-                               attempts_ + " + 1, '-', HEX(" + id_ + "))";
+    // until their outcome, so each scan goes on from where the last one ended.
     std::string order = id_, after = id_ + " > ?";
     std::string cursor_column;
     if (!queue_.order_by.empty()) {
@@ -94,15 +90,29 @@ void QueueSql::build_scan(const std::string& claimable, const std::string& expir
                 " <=> ? AND " + id_ + " > ?)" +
                 (first.descending ? "" : " OR (? IS NULL AND " + column + " IS NOT NULL)") + ")";
     }
-    const std::string from = cursor_column + " FROM " + table_ + "\nWHERE " + claimable;
-    // A locking read that takes no lock it must wait for: rows another transaction holds (an
-    // application's SELECT ... FOR UPDATE) are passed over, as a claim in MySQL passes them;
-    // their outcome would have to wait for the lock, and every outcome of its batch with it.
-    const std::string limit = "\nLIMIT ? FOR UPDATE SKIP LOCKED";
-    scan_ = select + from + "\nORDER BY " + order + limit;
-    scan_from_ = select + from + "\n  AND " + after + "\nORDER BY " + order + limit;
-    scan_retried_ = select + cursor_column + " FROM " + table_ + "\nWHERE " + expired +
-                    "\nORDER BY " + lease_ + limit;
+    // The scan is a plain read. A locking read through a secondary index locks its entries
+    // too, and InnoDB checks each entry on a page that an open outcome transaction changed
+    // for an implicit lock: that cost as much as the scan's reads. lock_scanned() locks the
+    // rows found through the primary key instead.
+    const std::string from =
+        "SELECT " + id_ + cursor_column + " FROM " + table_ + "\nWHERE " + claimable;
+    scan_ = from + "\nORDER BY " + order + "\nLIMIT ?";
+    scan_from_ = from + "\n  AND " + after + "\nORDER BY " + order + "\nLIMIT ?";
+    // Each row comes with its token but the first 8 hex digits (QueueStore adds them): the
+    // row's version (see fence()), its attempt and its id. A locking read that takes no lock
+    // it must wait for: rows another transaction holds (an application's SELECT ... FOR
+    // UPDATE) are passed over, as a claim in MySQL passes them; their outcome would have to
+    // wait for the lock, and every outcome of its batch with it.
+    const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
+                               attempts_ + " + 1, '-', HEX(" + id_ + ")) FROM " + table_ +
+                               "\nWHERE ";
+    lock_scanned_ = select + claimable + "\n  AND " + id_ + " IN (";
+    scan_retried_ = select + expired + "\nORDER BY " + lease_ + "\nLIMIT ? FOR UPDATE SKIP LOCKED";
+}
+
+std::string QueueSql::lock_scanned(std::size_t ids) const {
+    if (lock_scanned_.empty()) return "";
+    return lock_scanned_ + placeholders_list(ids) + ")\nFOR UPDATE SKIP LOCKED";
 }
 
 std::string QueueSql::stamp(const std::string& where_order) const {

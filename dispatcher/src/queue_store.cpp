@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "rowpump/dispatcher/in_flight.hpp"
 #include "rowpump/dispatcher/mysql_connect.hpp"
@@ -168,7 +169,6 @@ std::vector<ClaimedRow> QueueStore::scan_retried(std::int64_t limit, const InFli
 
 QueueStore::ScanPage QueueStore::scan(std::int64_t want, std::int64_t read_limit,
                                       const InFlight& in_flight) {
-    const std::string batch = fresh_batch();
     auto& stmt = scan_cursor_ ? *scan_from_ : *scan_;
     unsigned index = 1;
     if (scan_cursor_) {
@@ -189,24 +189,52 @@ QueueStore::ScanPage QueueStore::scan(std::int64_t want, std::int64_t read_limit
     stmt.setInt64(index, read_limit);
     std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
     const auto read = static_cast<std::int64_t>(rs->rowsCount());
-    ScanPage page;
+    std::vector<std::string> found;
     bool wanted_all = false;
     while (rs->next()) {
-        if (static_cast<std::int64_t>(page.rows.size()) == want) {
+        if (static_cast<std::int64_t>(found.size()) == want) {
             wanted_all = true;  // the rest of the page is left for the next scan
             break;
         }
         ScanCursor here{rs->getString(1), std::nullopt};
-        if (!queue_.order_by.empty() && !rs->isNull(3)) here.value = rs->getString(3);
-        if (!in_flight.holds(here.id)) page.rows.push_back({here.id, batch + rs->getString(2)});
+        if (!queue_.order_by.empty() && !rs->isNull(2)) here.value = rs->getString(2);
+        if (!in_flight.holds(here.id)) found.push_back(here.id);
         scan_cursor_ = std::move(here);  // the next scan goes on after the last row looked at
     }
+    ScanPage page;
+    page.rows = lock_scanned(found);
     page.ended = !wanted_all && read < read_limit;
     if (page.ended && sweeping_from_start_) {
         sweeping_from_start_ = false;
         look_for_locked_rows(&in_flight);
     }
     return page;
+}
+
+std::vector<ClaimedRow> QueueStore::lock_scanned(const std::vector<std::string>& ids) {
+    std::unordered_map<std::string, std::string> tokens;
+    const std::string batch = fresh_batch();
+    for (std::size_t start = 0; start < ids.size(); start += kRowsPerStatement) {
+        const std::size_t n = std::min(kRowsPerStatement, ids.size() - start);
+        std::size_t size = 1;
+        while (size < n) size *= 2;
+        auto& stmt = lock_scanned_statements_[size];
+        if (!stmt) stmt.reset(conn_->prepareStatement(sql_.lock_scanned(size)));
+        // The statement's extra ids repeat the chunk's last one.
+        for (std::size_t i = 0; i < size; ++i)
+            stmt->setString(static_cast<unsigned>(i + 1), ids[start + std::min(i, n - 1)]);
+        std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
+        while (rs->next()) tokens.emplace(rs->getString(1), batch + rs->getString(2));
+    }
+    // In the scan's order; a row missing was locked by another transaction, or is no longer
+    // claimable.
+    std::vector<ClaimedRow> rows;
+    rows.reserve(tokens.size());
+    for (const auto& id : ids) {
+        auto it = tokens.find(id);
+        if (it != tokens.end()) rows.push_back({id, std::move(it->second)});
+    }
+    return rows;
 }
 
 void QueueStore::rescan_from_start() {

@@ -38,7 +38,7 @@ std::vector<Statement> statements_of(const QueueConfig& queue) {
     for (const auto& claim :
          {sql.claim_plan(), sql.claim(), sql.claim_expired(), sql.claim_from(), sql.passed_over(),
           sql.read_back(), sql.expiring(), sql.count_due(due_count.cap, due_count.timeout),
-          sql.scan(), sql.scan_from(), sql.scan_retried()}) {
+          sql.scan(), sql.scan_from(), sql.lock_scanned(1), sql.scan_retried()}) {
         if (!claim.empty()) out.push_back({"due", "claim statement", claim});
     }
     out.push_back({"on_success", "success outcome statement", sql.success(1)});

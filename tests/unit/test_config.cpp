@@ -756,6 +756,8 @@ TEST_CASE("due_count and due_since are read and checked", "[config]") {
     CHECK(config.due_count.interval == Millis(2000));
     CHECK(config.due_count.cap == 5000);
     CHECK(config.due_count.timeout == Millis(500));
+    // The default cap keeps a count of a large backlog to a tenth of a second or so.
+    CHECK(parse_config(with_queue_lines(""), "test.yaml").due_count.cap == 100000);
     CHECK_CONFIG_ERROR(with_queue_lines("") + "due_count: { cap: 0 }\n", 7, "due_count.cap",
                        "must be between 1 and 2147483647, got 0");
     CHECK_CONFIG_ERROR(with_queue_lines("    due_since: \"x; DROP TABLE y\"\n"), 7,

@@ -167,26 +167,32 @@ TEST_CASE("expired leases and retries are claimed through the lease index, oldes
           std::string::npos);
 }
 
-TEST_CASE("claim: redis scans with a keyset cursor, passing over locked rows, and writes nothing",
+TEST_CASE("claim: redis scans with a keyset cursor, takes the rows it found, and writes nothing",
           "[queue_sql]") {
     auto config = load(
         "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    order_by: created_at\n"
         "    claim: redis\n");
     rowpump::QueueSql sql(config.queues.at(0));
-    const std::string head =
-        "SELECT `job_id`, CONCAT(LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0'), '-', "
-        "`rp_attempts` + 1, '-', HEX(`job_id`)), `created_at` FROM `jobs`\n"
+    const std::string claimable =
         "WHERE (state = 'new')\n"
         "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n";
+    // The scan reads without locks; lock_scanned() locks through the primary key.
+    const std::string head = "SELECT `job_id`, `created_at` FROM `jobs`\n" + claimable;
     CHECK(sql.scan() == head +
                             "ORDER BY `created_at`, `job_id`\n"
-                            "LIMIT ? FOR UPDATE SKIP LOCKED");
+                            "LIMIT ?");
     CHECK(sql.scan_from() ==
           head +
               "  AND (`created_at` > ? OR (`created_at` <=> ? AND `job_id` > ?) OR (? IS NULL AND "
               "`created_at` IS NOT NULL))\n"
               "ORDER BY `created_at`, `job_id`\n"
-              "LIMIT ? FOR UPDATE SKIP LOCKED");
+              "LIMIT ?");
+    const std::string token =
+        "SELECT `job_id`, CONCAT(LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0'), '-', "
+        "`rp_attempts` + 1, '-', HEX(`job_id`)) FROM `jobs`\n";
+    CHECK(sql.lock_scanned(3) == token + claimable +
+                                     "  AND `job_id` IN (?, ?, ?)\n"
+                                     "FOR UPDATE SKIP LOCKED");
     CHECK(sql.scan_retried().find("WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')") !=
           std::string::npos);
     CHECK(sql.scan_retried().find("ORDER BY `rp_lease_until`\nLIMIT ? FOR UPDATE SKIP LOCKED") !=
@@ -206,6 +212,7 @@ TEST_CASE("claim: redis scans with a keyset cursor, passing over locked rows, an
     // claim: mysql has no scan.
     rowpump::QueueSql mysql(load("    table: jobs\n    id: job_id\n    due: \"1\"\n").queues.at(0));
     CHECK(mysql.scan().empty());
+    CHECK(mysql.lock_scanned(1).empty());
 }
 
 TEST_CASE("claim: redis outcomes join on the id and are fenced by the row's version",

@@ -137,7 +137,7 @@ struct HttpConfig {
 // every `interval`, never past `cap` rows, and given up after `timeout`.
 struct DueCountConfig {
     Millis interval{5000};
-    std::int64_t cap = 1000000;
+    std::int64_t cap = 100000;
     Millis timeout{2000};
 };
 

@@ -44,15 +44,18 @@ public:
     // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
     // With claim: redis, instead of the claim statements: up to LIMIT claimable rows, as id
-    // and the token but its first 8 hex digits (row version, '-', attempt, '-', HEX(id)),
-    // plus the first order_by column (if any),
-    // in (order_by column, id) order. scan_from() goes on after a cursor. Params: limit;
-    // scan_from: cursor id (with order_by: cursor value, cursor value, cursor id, and in
-    // ascending order the cursor value once more), limit.
+    // and the first order_by column (if any), in (order_by column, id) order, read without
+    // locks. scan_from() goes on after a cursor. Params: limit; scan_from: cursor id (with
+    // order_by: cursor value, cursor value, cursor id, and in ascending order the cursor value
+    // once more), limit.
     const std::string& scan() const { return scan_; }
     const std::string& scan_from() const { return scan_from_; }
+    // Of `ids` scanned rows, those still claimable and not locked by another transaction, as
+    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', HEX(id)).
+    // Params: the ids. Empty with claim: mysql.
+    std::string lock_scanned(std::size_t ids) const;
     // Rows whose retry delay has passed, oldest first, through the lease index (which with
-    // claim: redis holds only retry delays), in scan()'s columns. Params: limit.
+    // claim: redis holds only retry delays), in lock_scanned()'s columns. Params: limit.
     const std::string& scan_retried() const { return scan_retried_; }
     // Gives a batch's claims back (its push failed). Params as read_back.
     const std::string& release() const { return release_; }
@@ -129,7 +132,8 @@ private:
     std::vector<std::string> placeholders_;
     std::string success_set_;
     std::string claim_plan_, claim_, claim_expired_, claim_from_, passed_over_, read_back_,
-        release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_;
+        release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_,
+        lock_scanned_;
 };
 
 }  // namespace rowpump

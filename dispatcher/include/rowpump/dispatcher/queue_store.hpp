@@ -135,6 +135,10 @@ private:
     std::optional<std::string> cursor_;  // first order_by column of the last row swept
     std::unique_ptr<sql::PreparedStatement> scan_, scan_from_, scan_retried_;
     std::string fresh_batch();  // a token's first part, for scanned rows
+    // Locks what it can of the rows a scan found, skipping rows other transactions hold,
+    // and gives each still claimable a fresh token.
+    std::vector<ClaimedRow> lock_scanned(const std::vector<std::string>& ids);
+    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> lock_scanned_statements_;
     struct ScanCursor {
         std::string id;
         std::optional<std::string> value;  // its first order_by column

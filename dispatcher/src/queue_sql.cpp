@@ -72,6 +72,12 @@ QueueSql::QueueSql(const QueueConfig& queue)
                            *queue.on_success,
                            [](const std::string& name) { return "`_rp`." + value_column(name); }) +
                        ",\n    ";
+        success_by_id_set_ = substitute_placeholders(*queue.on_success,
+                                                     [this](const std::string& name) {
+                                                         success_by_id_values_.push_back(name);
+                                                         return std::string("?");
+                                                     }) +
+                             ",\n    ";
     }
 }
 
@@ -178,6 +184,23 @@ std::string QueueSql::success(std::size_t rows) const {
     return join_values(rows, placeholders_) + "SET " + success_set_ + "`t`." + token_ + " = " +
            settled_token() + ", `t`." + lease_ + " = NULL, `t`." + attempts_ + " = 0, `t`." +
            error_ + " = NULL" + fence();
+}
+
+std::string QueueSql::success_by_id(std::size_t rows) const {
+    if (queue_.claim == ClaimMode::mysql) return "";
+    // The settled token as settled_token() makes it from the claim token: the row's version
+    // and attempt are the token's, as the WHERE clause makes sure.
+    const std::string settled = "CONCAT(?, LEFT(" + row_version("") + ", " +
+                                std::to_string(kSettledMarkAt - kScanBatchDigits - 1) + "), '" +
+                                kSettledMark + "-', " + attempts_ + " + 1, '-', HEX(" + id_ + "))";
+    const std::string list = "(" + placeholders_list(rows) + ")";
+    // Assignments run left to right and see the columns assigned before them: the token,
+    // made from the attempts and the old token, comes before both change.
+    return "UPDATE " + table_ + " SET " + success_by_id_set_ + token_ + " = " + settled + ", " +
+           lease_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL\nWHERE " + id_ + " IN " +
+           list + "\n  AND " + claimable_ + "\n  AND CONCAT(" + row_version("") + ", '-', " +
+           attempts_ + " + 1, '-', HEX(" + id_ + ")) IN " + list + "\n  AND NOT (" + token_ +
+           " <=> " + settled + ")";
 }
 
 std::string QueueSql::retry(std::size_t rows) const {

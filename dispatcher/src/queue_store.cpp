@@ -25,6 +25,9 @@ namespace {
 // Rows per outcome statement; keeps the parameter count far below MySQL's limit. Outcome
 // statements are prepared once per kind and size, for sizes that are powers of two up to this.
 constexpr std::size_t kRowsPerStatement = 512;
+// Smaller groups of equal successes are joined with the rest: a statement per group would
+// cost more than it saves.
+constexpr std::size_t kSuccessByIdMin = 16;
 // How often, at most, a claim looks for rows it passed over (one plain SELECT), and how long
 // a row must stay locked before it is reported.
 constexpr std::chrono::milliseconds kLockedRowLook{5000};
@@ -338,6 +341,66 @@ std::int64_t QueueStore::apply_kind(RowUpdate kind,
     return changed;
 }
 
+std::int64_t QueueStore::apply_success(const std::vector<std::vector<std::string>>& rows,
+                                       std::int64_t& already) {
+    if (queue_.claim == ClaimMode::mysql) return apply_kind(RowUpdate::success, rows, already);
+    // Group by scan batch and values: rows are (token, id, values in placeholders() order).
+    std::map<std::vector<std::string>, std::vector<const std::vector<std::string>*>> groups;
+    for (const auto& row : rows) {
+        if (row[0].size() <= QueueSql::kScanBatchDigits) continue;  // joined: see below
+        std::vector<std::string> key{row[0].substr(0, QueueSql::kScanBatchDigits)};
+        key.insert(key.end(), row.begin() + 2, row.end());
+        groups[key].push_back(&row);
+    }
+    std::vector<std::vector<std::string>> joined;
+    std::int64_t changed = 0;
+    for (const auto& [key, members] : groups) {
+        if (members.size() >= kSuccessByIdMin) {
+            changed += update_by_id(members);
+        } else {
+            for (const auto* row : members) joined.push_back(*row);
+        }
+    }
+    for (const auto& row : rows) {
+        if (row[0].size() <= QueueSql::kScanBatchDigits) joined.push_back(row);
+    }
+    changed += update_joined(RowUpdate::success, joined);
+    // As apply_kind: rows applied before hold the settled token too.
+    if (changed < static_cast<std::int64_t>(rows.size())) already += count_settled(rows) - changed;
+    return changed;
+}
+
+std::int64_t QueueStore::update_by_id(const std::vector<const std::vector<std::string>*>& rows) {
+    const auto& first = *rows.front();
+    const std::string batch = first[0].substr(0, QueueSql::kScanBatchDigits);
+    std::vector<std::string> values;  // in the statement's order of placeholders
+    for (const auto& name : sql_.success_by_id_values()) {
+        const auto& names = sql_.placeholders();
+        const auto at = std::find(names.begin(), names.end(), name) - names.begin();
+        values.push_back(first[2 + static_cast<std::size_t>(at)]);
+    }
+    std::int64_t total = 0;
+    for (std::size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
+        const std::size_t n = std::min(kRowsPerStatement, rows.size() - start);
+        std::size_t size = 1;
+        while (size < n) size *= 2;
+        auto& stmt = success_by_id_statements_[size];
+        if (!stmt) stmt.reset(conn_->prepareStatement(sql_.success_by_id(size)));
+        unsigned index = 1;
+        for (const auto& value : values) stmt->setString(index++, value);
+        stmt->setString(index++, batch);
+        // The statement's extra ids and tokens repeat the chunk's last ones.
+        for (std::size_t i = 0; i < size; ++i)
+            stmt->setString(index++, (*rows[start + std::min(i, n - 1)])[1]);
+        for (std::size_t i = 0; i < size; ++i)
+            stmt->setString(
+                index++, (*rows[start + std::min(i, n - 1)])[0].substr(QueueSql::kScanBatchDigits));
+        stmt->setString(index, batch);
+        total += stmt->executeUpdate();
+    }
+    return total;
+}
+
 AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
     std::vector<std::vector<std::string>> success, retry, dead, extend;
     std::uniform_real_distribution<double> jitter(0.0, 1.0);
@@ -376,7 +439,7 @@ AppliedCounts QueueStore::apply(const std::vector<protocol::Done>& outcomes) {
         try {
             // Not counted: the task's final report is. With claim: redis there is no lease.
             if (queue_.claim == ClaimMode::mysql) update_joined(RowUpdate::extend, extend);
-            counts.completed = apply_kind(RowUpdate::success, success, again.completed);
+            counts.completed = apply_success(success, again.completed);
             counts.retried = apply_kind(RowUpdate::retry, retry, again.retried);
             counts.dead = apply_kind(RowUpdate::dead, dead, again.dead);
             tx->execute("COMMIT");

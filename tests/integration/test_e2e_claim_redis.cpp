@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -212,6 +213,59 @@ TEST_CASE("e2e: claim: redis: tasks lost from Redis come back after a fraction o
     CHECK(sys.rows_not_run_once() == 0);
     CHECK(queue_stat(sys.redis, "users", "dispatched") == 2 * kRows);
     CHECK(worker.handled().size() == static_cast<std::size_t>(kRows));
+}
+
+TEST_CASE(
+    "e2e: claim: redis: late copies of a scan's outcomes, applied by primary key, find their "
+    "rows at a newer version and change nothing",
+    "[e2e]") {
+    // As the test below, for outcomes of one scan with equal values, which are applied as
+    // one UPDATE ... WHERE id IN (...) (QueueSql::success_by_id) instead of a join.
+    constexpr std::size_t kRows = 20;  // at least QueueStore's kSuccessByIdMin
+    QueueSpec queue = redis_claim_queue();
+    queue.due = "runs < 3";
+    queue.on_success = "runs = runs + 1, status = :status";
+    E2eSystem sys(queue, kRows);
+    rowpump::Worker worker(e2e_worker_options(sys, "periodic"));
+    const auto runs = [&] { return sys.db.scalar("SELECT SUM(runs) FROM user_block_status"); };
+    const rowpump::Outcome ok = rowpump::Outcome::success({{"status", "1"}});
+    const auto fetch_all = [&] {
+        std::vector<rowpump::Task> tasks;
+        while (tasks.size() < kRows) {
+            auto task = worker.fetch(10s);
+            REQUIRE(task);
+            tasks.push_back(*task);
+        }
+        return tasks;
+    };
+    // Completed while the dispatcher is stopped, so that it applies them as one batch.
+    const auto complete_together = [&](const std::vector<rowpump::Task>& tasks) {
+        sys.dispatcher->signal(SIGSTOP);
+        for (const auto& task : tasks) REQUIRE(worker.complete(task, ok));
+        sys.dispatcher->signal(SIGCONT);
+    };
+
+    const auto first = fetch_all();
+    for (const auto& task : first) REQUIRE(task.token.substr(0, 8) == first[0].token.substr(0, 8));
+    complete_together(first);
+    REQUIRE(eventually(10s, [&] { return runs() == kRows; }));
+    const auto second = fetch_all();
+    REQUIRE(rowpump_cli({"pause", "-c", sys.config, "users"}).status.success());
+    complete_together(second);
+    REQUIRE(eventually(10s, [&] { return runs() == 2 * kRows; }));
+
+    std::vector<std::string> push{"RPUSH", sys.keys().done};
+    for (const auto& task : first) {
+        rowpump::protocol::Done late;
+        late.task = task;
+        late.verb = rowpump::Verb::success;
+        late.values = {{"status", "1"}};
+        push.push_back(rowpump::protocol::format_done(late));
+    }
+    sys.redis.command(push);
+    REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "stale") == kRows; }));
+    CHECK(runs() == 2 * kRows);  // no row counted a third run
+    CHECK(queue_stat(sys.redis, "users", "completed") == 2 * kRows);
 }
 
 TEST_CASE(

@@ -236,3 +236,32 @@ TEST_CASE("claim: redis outcomes join on the id and are fenced by the row's vers
     CHECK(sql.settled(1).find("AND `t`.`rp_token` = INSERT(`_rp`.`_rp_token`, 16, 1, '=')") !=
           std::string::npos);
 }
+
+TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenced alike",
+          "[queue_sql]") {
+    auto config = load(
+        "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n"
+        "    on_success: \"state = :state, note = CONCAT(:state, :note)\"\n    claim: redis\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    // The settled token as settled_token() makes it from the claim token (batch, version,
+    // attempt, id), here from the scan batch and the row itself.
+    const std::string version = "LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0')";
+    const std::string settled =
+        "CONCAT(?, LEFT(" + version + ", 7), '=-', `rp_attempts` + 1, '-', HEX(`job_id`))";
+    CHECK(sql.success_by_id(2) ==
+          "UPDATE `jobs` SET state = ?, note = CONCAT(?, ?),\n    `rp_token` = " + settled +
+              ", `rp_lease_until` = NULL, `rp_attempts` = 0, `rp_last_error` = NULL\n"
+              "WHERE `job_id` IN (?, ?)\n"
+              "  AND (state = 'new')\n"
+              "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
+              "NOW(3))\n"
+              "  AND CONCAT(" +
+              version +
+              ", '-', `rp_attempts` + 1, '-', HEX(`job_id`)) IN (?, ?)\n"
+              "  AND NOT (`rp_token` <=> " +
+              settled + ")");
+    // Each placeholder is bound where it occurs.
+    CHECK(sql.success_by_id_values() == std::vector<std::string>{"state", "state", "note"});
+    rowpump::QueueSql mysql(load("    table: jobs\n    id: job_id\n    due: \"1\"\n").queues.at(0));
+    CHECK(mysql.success_by_id(2).empty());
+}

@@ -108,6 +108,12 @@ private:
     // Applies one kind of outcome; those applied before are added to `already`.
     std::int64_t apply_kind(RowUpdate kind, const std::vector<std::vector<std::string>>& rows,
                             std::int64_t& already);
+    // Successes; with claim: redis, those that share their scan batch and values go by
+    // primary key (QueueSql::success_by_id), in groups of at least kSuccessByIdMin.
+    std::int64_t apply_success(const std::vector<std::vector<std::string>>& rows,
+                               std::int64_t& already);
+    std::int64_t update_by_id(const std::vector<const std::vector<std::string>*>& rows);
+    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> success_by_id_statements_;
     // How many of `rows` (token, id, ...) hold the settled token of their claim.
     std::int64_t count_settled(const std::vector<std::vector<std::string>>& rows);
 

@@ -11,6 +11,8 @@
 #   ROWPUMP_REDIS_HOST, ROWPUMP_REDIS_PORT, ROWPUMP_REDIS_PID
 # The database `app` belongs to user `rowpump` (random password, from 127.0.0.1 and localhost);
 # root has no password over the socket: mariadb --no-defaults -uroot -S "$ROWPUMP_MYSQL_SOCKET".
+# ROWPUMP_MYSQLD_ARGS, if set, adds options to mariadbd's command line (split on spaces), e.g.
+# --performance-schema=ON for bench/scripts/mysql_threads.sh.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -60,11 +62,12 @@ server_settled() {
 
 launch_mysql() {
     # setsid: the servers must not see a Ctrl-C meant for the demo; it stops them in order.
+    # shellcheck disable=SC2086 # ROWPUMP_MYSQLD_ARGS is a list of options
     setsid mariadbd --no-defaults --user=root --datadir="$dir/mysql" --tmpdir="$dir/tmp" \
         --socket="$mysql_socket" \
         --pid-file="$dir/mysql.pid" --log-error="$dir/mysql.log" --port="$1" \
         --bind-address=127.0.0.1 --skip-name-resolve \
-        --innodb-buffer-pool-size=512M --innodb-flush-log-at-trx-commit=2 \
+        --innodb-buffer-pool-size=512M --innodb-flush-log-at-trx-commit=2 ${ROWPUMP_MYSQLD_ARGS:-} \
         </dev/null >>"$dir/mysql.log" 2>&1 &
     pid=$!
 }

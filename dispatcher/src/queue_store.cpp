@@ -22,8 +22,8 @@ namespace rowpump {
 
 namespace {
 
-// Rows per outcome statement; keeps the parameter count far below MySQL's limit. Outcome
-// statements are prepared once per kind and size, for sizes that are powers of two up to this.
+// Rows per statement of outcomes or of rows a scan found; keeps the parameter count far below
+// MySQL's limit. Such statements are prepared once per kind and size (see for_each_statement).
 constexpr std::size_t kRowsPerStatement = 512;
 // Smaller groups of equal successes are joined with the rest: a statement per group would
 // cost more than it saves.
@@ -31,6 +31,19 @@ constexpr std::size_t kSuccessByIdMin = 16;
 // How often, at most, a claim looks for rows it passed over (one plain SELECT), and how long
 // a row must stay locked before it is reported.
 constexpr std::chrono::milliseconds kLockedRowLook{5000};
+
+// Calls chunk(start, n, size) for each run of at most kRowsPerStatement of `count` rows: n rows
+// from `start`, bound to a statement prepared for `size` rows (n rounded up to a power of two,
+// so that few sizes are prepared; the extra rows repeat the chunk's last one).
+template <typename F>
+void for_each_statement(std::size_t count, F&& chunk) {
+    for (std::size_t start = 0; start < count; start += kRowsPerStatement) {
+        const std::size_t n = std::min(kRowsPerStatement, count - start);
+        std::size_t size = 1;
+        while (size < n) size *= 2;
+        chunk(start, n, size);
+    }
+}
 
 std::string micros(Millis d) {
     return std::to_string(d.count() * 1000);
@@ -217,18 +230,14 @@ QueueStore::ScanPage QueueStore::scan(std::int64_t want, std::int64_t read_limit
 std::vector<ClaimedRow> QueueStore::lock_scanned(const std::vector<std::string>& ids) {
     std::unordered_map<std::string, std::string> tokens;
     const std::string batch = fresh_batch();
-    for (std::size_t start = 0; start < ids.size(); start += kRowsPerStatement) {
-        const std::size_t n = std::min(kRowsPerStatement, ids.size() - start);
-        std::size_t size = 1;
-        while (size < n) size *= 2;
+    for_each_statement(ids.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
         auto& stmt = lock_scanned_statements_[size];
         if (!stmt) stmt.reset(conn_->prepareStatement(sql_.lock_scanned(size)));
-        // The statement's extra ids repeat the chunk's last one.
         for (std::size_t i = 0; i < size; ++i)
             stmt->setString(static_cast<unsigned>(i + 1), ids[start + std::min(i, n - 1)]);
         std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
         while (rs->next()) tokens.emplace(rs->getString(1), batch + rs->getString(2));
-    }
+    });
     // In the scan's order; a row missing was locked by another transaction, or is no longer
     // claimable.
     std::vector<ClaimedRow> rows;
@@ -299,13 +308,10 @@ std::int64_t QueueStore::for_each_chunk(RowUpdate kind,
                                         const std::vector<std::vector<std::string>>& rows,
                                         std::size_t columns, Run&& run) {
     std::int64_t total = 0;
-    for (std::size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
-        const std::size_t n = std::min(kRowsPerStatement, rows.size() - start);
-        std::size_t size = 1;
-        while (size < n) size *= 2;
+    for_each_statement(rows.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
         auto& stmt = outcome_statement(kind, size);
-        // The statement's extra rows repeat the chunk's last one: a multi-table UPDATE changes
-        // a row once however many joined rows match it, and counts it once.
+        // A multi-table UPDATE changes a row once however many joined rows match it, and
+        // counts it once.
         unsigned index = 1;
         for (std::size_t i = 0; i < size; ++i) {
             const auto& row = rows[start + std::min(i, n - 1)];
@@ -313,7 +319,7 @@ std::int64_t QueueStore::for_each_chunk(RowUpdate kind,
                 stmt.setString(index++, row[c]);
         }
         total += run(stmt);
-    }
+    });
     return total;
 }
 
@@ -380,24 +386,21 @@ std::int64_t QueueStore::update_by_id(const std::vector<const std::vector<std::s
         values.push_back(first[2 + static_cast<std::size_t>(at)]);
     }
     std::int64_t total = 0;
-    for (std::size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
-        const std::size_t n = std::min(kRowsPerStatement, rows.size() - start);
-        std::size_t size = 1;
-        while (size < n) size *= 2;
+    for_each_statement(rows.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
         auto& stmt = success_by_id_statements_[size];
         if (!stmt) stmt.reset(conn_->prepareStatement(sql_.success_by_id(size)));
+        const auto row = [&](std::size_t i) -> const auto& {
+            return *rows[start + std::min(i, n - 1)];
+        };
         unsigned index = 1;
         for (const auto& value : values) stmt->setString(index++, value);
         stmt->setString(index++, batch);
-        // The statement's extra ids and tokens repeat the chunk's last ones.
+        for (std::size_t i = 0; i < size; ++i) stmt->setString(index++, row(i)[1]);
         for (std::size_t i = 0; i < size; ++i)
-            stmt->setString(index++, (*rows[start + std::min(i, n - 1)])[1]);
-        for (std::size_t i = 0; i < size; ++i)
-            stmt->setString(
-                index++, (*rows[start + std::min(i, n - 1)])[0].substr(QueueSql::kScanBatchDigits));
+            stmt->setString(index++, row(i)[0].substr(QueueSql::kScanBatchDigits));
         stmt->setString(index, batch);
         total += stmt->executeUpdate();
-    }
+    });
     return total;
 }
 

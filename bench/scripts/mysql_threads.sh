@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where MariaDB's CPU goes during one end-to-end run: CPU seconds per server thread, with
-# each connection's thread named by what performance_schema saw it run (docs/benchmarks.md,
+# each connection's thread named by the statements performance_schema saw it run (docs/benchmarks.md,
 # "One MySQL write per task"). Starts its own servers, with the performance schema on.
 #   bench/scripts/mysql_threads.sh CONFIG [ROWPUMP]
 # CONFIG: one of the driver's --e2e-configs (e.g. 2x4x16@redis); ROWPUMP: the rowpump
@@ -52,7 +52,10 @@ wait "$driver_pid"
 
 say "## MariaDB CPU per thread: $config"
 say
-grep -h . "$run_dir/driver/results.tsv" | cut -f1-3
+tr '\t' '\n' <"$run_dir/driver/results.tsv" | grep -E '^(tasks_per_s|mysql_cpu_s_per_million)='
+say
+say "Prepared statements do not show in performance_schema.threads: the connection that shows"
+say "START TRANSACTION and COMMIT applies outcomes, the busiest silent one claims."
 say
 say "| thread | CPU s | kind | statements seen |"
 say "|---|---:|---|---|"

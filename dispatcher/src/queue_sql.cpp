@@ -96,10 +96,9 @@ void QueueSql::build_scan(const std::string& claimable, const std::string& expir
                 " <=> ? AND " + id_ + " > ?)" +
                 (first.descending ? "" : " OR (? IS NULL AND " + column + " IS NOT NULL)") + ")";
     }
-    // The scan is a plain read. A locking read through a secondary index locks its entries
-    // too, and InnoDB checks each entry on a page that an open outcome transaction changed
-    // for an implicit lock: that cost as much as the scan's reads. lock_scanned() locks the
-    // rows found through the primary key instead.
+    // The scan is a plain read, and lock_scanned() locks the rows it found through the
+    // primary key: as a locking read through the order's index, the scan cost MariaDB as much
+    // CPU as all outcomes together (docs/benchmarks.md, "Where MariaDB's time went").
     const std::string from =
         "SELECT " + id_ + cursor_column + " FROM " + table_ + "\nWHERE " + claimable;
     scan_ = from + "\nORDER BY " + order + "\nLIMIT ?";

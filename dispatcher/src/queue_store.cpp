@@ -164,9 +164,10 @@ Claim QueueStore::claim(std::int64_t limit) {
 }
 
 std::string QueueStore::fresh_batch() {
-    // The token's first 8 hex digits; the scan reads the rest (QueueSql::scan).
+    // The token's first kScanBatchDigits hex digits; lock_scanned() reads the rest.
+    static_assert(QueueSql::kScanBatchDigits == 8, "a scan batch is 32 random bits");
     char batch[16];
-    std::snprintf(batch, sizeof batch, "%08llX",
+    std::snprintf(batch, sizeof batch, "%0*llX", static_cast<int>(QueueSql::kScanBatchDigits),
                   static_cast<unsigned long long>(random_() & 0xFFFFFFFFULL));
     return batch;
 }
@@ -351,14 +352,18 @@ std::int64_t QueueStore::apply_success(const std::vector<std::vector<std::string
                                        std::int64_t& already) {
     if (queue_.claim == ClaimMode::mysql) return apply_kind(RowUpdate::success, rows, already);
     // Group by scan batch and values: rows are (token, id, values in placeholders() order).
+    // A token too short to hold a scan batch is joined (and found stale there).
     std::map<std::vector<std::string>, std::vector<const std::vector<std::string>*>> groups;
+    std::vector<std::vector<std::string>> joined;
     for (const auto& row : rows) {
-        if (row[0].size() <= QueueSql::kScanBatchDigits) continue;  // joined: see below
+        if (row[0].size() <= QueueSql::kScanBatchDigits) {
+            joined.push_back(row);
+            continue;
+        }
         std::vector<std::string> key{row[0].substr(0, QueueSql::kScanBatchDigits)};
         key.insert(key.end(), row.begin() + 2, row.end());
         groups[key].push_back(&row);
     }
-    std::vector<std::vector<std::string>> joined;
     std::int64_t changed = 0;
     for (const auto& [key, members] : groups) {
         if (members.size() >= kSuccessByIdMin) {
@@ -366,9 +371,6 @@ std::int64_t QueueStore::apply_success(const std::vector<std::vector<std::string
         } else {
             for (const auto* row : members) joined.push_back(*row);
         }
-    }
-    for (const auto& row : rows) {
-        if (row[0].size() <= QueueSql::kScanBatchDigits) joined.push_back(row);
     }
     changed += update_joined(RowUpdate::success, joined);
     // As apply_kind: rows applied before hold the settled token too.

@@ -10,6 +10,11 @@ rowpump::Config load(const std::string& queue_body) {
                                  "t.yaml");
 }
 
+// The claimable condition of a queue whose due is "state = 'new'", as the statements spell it.
+const std::string kNewClaimable =
+    "(state = 'new')\n"
+    "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))";
+
 std::size_t count(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
@@ -173,9 +178,7 @@ TEST_CASE("claim: redis scans with a keyset cursor, takes the rows it found, and
         "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    order_by: created_at\n"
         "    claim: redis\n");
     rowpump::QueueSql sql(config.queues.at(0));
-    const std::string claimable =
-        "WHERE (state = 'new')\n"
-        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n";
+    const std::string claimable = "WHERE " + kNewClaimable + "\n";
     // The scan reads without locks; lock_scanned() locks through the primary key.
     const std::string head = "SELECT `job_id`, `created_at` FROM `jobs`\n" + claimable;
     CHECK(sql.scan() == head +
@@ -222,8 +225,8 @@ TEST_CASE("claim: redis outcomes join on the id and are fenced by the row's vers
         "    on_success: \"state = :state\"\n    claim: redis\n");
     rowpump::QueueSql sql(config.queues.at(0));
     const std::string fence =
-        "\nWHERE (state = 'new')\n"
-        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
+        "\nWHERE " + kNewClaimable +
+        "\n"
         "  AND LPAD(HEX(CRC32(COALESCE(`t`.`rp_token`, ''))), 8, '0') = "
         "SUBSTRING(`_rp`.`_rp_token`, 9, 8)\n"
         "  AND NOT (`t`.`rp_token` <=> INSERT(`_rp`.`_rp_token`, 16, 1, '='))";
@@ -252,9 +255,9 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
           "UPDATE `jobs` SET state = ?, note = CONCAT(?, ?),\n    `rp_token` = " + settled +
               ", `rp_lease_until` = NULL, `rp_attempts` = 0, `rp_last_error` = NULL\n"
               "WHERE `job_id` IN (?, ?)\n"
-              "  AND (state = 'new')\n"
-              "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
-              "NOW(3))\n"
+              "  AND " +
+              kNewClaimable +
+              "\n"
               "  AND CONCAT(" +
               version +
               ", '-', `rp_attempts` + 1, '-', HEX(`job_id`)) IN (?, ?)\n"

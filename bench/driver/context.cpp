@@ -104,12 +104,6 @@ ServerCpu Context::server_cpu() const {
             testing::process_cpu_seconds(env_.redis_pid).value_or(0)};
 }
 
-std::int64_t Context::rows_updated() {
-    return db().scalar(
-        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "
-        "'HANDLER_UPDATE'");
-}
-
 std::int64_t Context::list_length(const std::string& key) {
     return redis_->command({"LLEN", key}).integer();
 }

@@ -70,8 +70,6 @@ public:
     // one measurement does not pay for the previous one.
     void reset_and_settle();
     ServerCpu server_cpu() const;
-    // Rows the MariaDB server has updated (its Handler_update counter, every session).
-    std::int64_t rows_updated();
 
     std::int64_t list_length(const std::string& key);
     std::int64_t hash_int(const std::string& key, const std::string& field);

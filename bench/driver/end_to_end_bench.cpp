@@ -184,7 +184,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     const auto file = ctx.write_config(q, "e2e.yaml");
 
     const auto cpu_before = ctx.server_cpu();
-    const auto updated_before = ctx.rows_updated();
+    const auto updated_before = testing::rows_updated(ctx.db());
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
                 spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms,
@@ -192,7 +192,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     const auto [completed, seconds] =
         time_until_completed(ctx, fleet, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
-    const auto updated = ctx.rows_updated() - updated_before;
+    const auto updated = testing::rows_updated(ctx.db()) - updated_before;
     testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);

@@ -117,4 +117,10 @@ std::string sql_quote(const std::string& value) {
     return out + "'";
 }
 
+std::int64_t rows_updated(MysqlClient& db) {
+    return db.scalar(
+        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "
+        "'HANDLER_UPDATE'");
+}
+
 }  // namespace rowpump::testing

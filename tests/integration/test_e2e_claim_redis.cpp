@@ -36,13 +36,6 @@ QueueSpec redis_claim_queue() {
     return queue;
 }
 
-// Row updates the server has made (every session; nothing else writes during the test).
-std::int64_t rows_updated(MysqlClient& db) {
-    return db.scalar(
-        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "
-        "'HANDLER_UPDATE'");
-}
-
 // How many times the workers ran each row's handler.
 std::map<std::string, int> runs_by_row(const std::vector<TestWorkerProcess*>& workers) {
     std::map<std::string, int> runs;
@@ -72,6 +65,7 @@ TEST_CASE("e2e: claim: redis writes each task's row once, and applies each outco
     E2eSystem sys(queue, kRows);
     const auto keys = sys.keys();
     REQUIRE(eventually(10s, [&] { return list_length(sys.redis, keys.ready) == 2000; }));
+    // Every session's row updates: nothing else writes during the test.
     const auto updated_before = rows_updated(sys.db);
 
     TestWorkerSpec quick{"quick-a"}, batched{"quick-b"};

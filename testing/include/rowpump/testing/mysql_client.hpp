@@ -59,4 +59,7 @@ private:
 // 'it''s' style quoting for values written into test SQL.
 std::string sql_quote(const std::string& value);
 
+// Rows the server has updated since it started (MariaDB's Handler_update, every session).
+std::int64_t rows_updated(MysqlClient& db);
+
 }  // namespace rowpump::testing

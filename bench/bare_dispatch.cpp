@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 #include "rowpump/testing/bench_options.hpp"
 
 namespace {

@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 #include "rowpump/testing/bench_options.hpp"
 #include "rowpump/testing/mysql_client.hpp"
 #include "rowpump/testing/server_env.hpp"

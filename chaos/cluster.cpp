@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/rowpump_config.hpp"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"
 

@@ -18,7 +18,7 @@
 #include "rate_watch.hpp"
 #include "recovery.hpp"
 #include "report.hpp"
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 #include "rowpump/testing/bench_options.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"

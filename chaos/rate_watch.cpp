@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::chaos {
 

@@ -3,9 +3,9 @@
 
 #include <iostream>
 
-#include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/logging.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/observe/logging.hpp"
 
 namespace {
 

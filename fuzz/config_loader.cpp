@@ -8,8 +8,8 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 using namespace rowpump;
 

@@ -9,8 +9,8 @@
 
 #include "fuzz_check.hpp"
 #include "rowpump/common/log_text.hpp"
-#include "rowpump/common/messages.hpp"
-#include "rowpump/common/report_rules.hpp"
+#include "rowpump/common/protocol/messages.hpp"
+#include "rowpump/common/protocol/report_rules.hpp"
 #include "rowpump/common/utf8.hpp"
 
 using namespace rowpump;

@@ -8,7 +8,7 @@
 
 #include "fuzz_check.hpp"
 #include "rowpump/common/duration.hpp"
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 using namespace rowpump;
 

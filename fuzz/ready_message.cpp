@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "rowpump/common/messages.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 
 using namespace rowpump;
 

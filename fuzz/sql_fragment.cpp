@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "rowpump/dispatcher/sql.hpp"
+#include "rowpump/dispatcher/sql/sql.hpp"
 
 using namespace rowpump;
 

@@ -160,7 +160,7 @@ ltl no_livelock { <> [] !busy }
 /* ---- helpers ---- */
 
 /* Is task (r, t) held: in the ready list, in a listed worker's processing list, or reported
- * in the done list? kHeldScript (common/src/scripts.cpp). */
+ * in the done list? kHeldScript (common/src/protocol/scripts.cpp). */
 inline held(r, t, result) {
     result = 0;
     for (x_j : 0 .. nready - 1) { if :: TASK(ready[x_j]) == MSG(r, t) -> result = 1 :: else fi }
@@ -309,7 +309,7 @@ inline apply_outcome(msg, reaped) {
 #endif
 
 #ifdef REDIS_CLAIM
-/* ---- claim: redis: the leader's tasks in flight (dispatcher/src/in_flight.cpp) ---- */
+/* ---- claim: redis: the leader's tasks in flight (dispatcher/src/loop/in_flight.cpp) ---- */
 
 /* InFlight::forget: after LeadershipLost, a Redis error, or a connect() that does not lead */
 inline forget(k) {
@@ -365,7 +365,7 @@ inline row_held(r, result) {
 }
 #endif
 
-/* ---- the dispatcher: dispatcher/src/queue_runner.cpp, QueueRunner::run and ::cycle ---- */
+/* ---- the dispatcher: dispatcher/src/loop/queue_runner.cpp, QueueRunner::run and ::cycle ---- */
 
 active [ND] proctype Dispatcher() {
     byte d = _pid;

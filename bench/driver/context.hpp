@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "driver/tables.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 #include "rowpump/testing/mysql_client.hpp"
 #include "rowpump/testing/process.hpp"
 #include "rowpump/testing/rowpump_config.hpp"

@@ -14,8 +14,8 @@
 
 #include "driver/benchmarks.hpp"
 #include "driver/tables.hpp"
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/common/queue_stats.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/common/protocol/queue_stats.hpp"
 
 namespace rowpump::bench {
 

@@ -16,7 +16,7 @@
 
 #include "driver/benchmarks.hpp"
 #include "driver/report.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 #include "rowpump/testing/bench_options.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include <stdexcept>
 
-#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 
 namespace rowpump::testing {
 

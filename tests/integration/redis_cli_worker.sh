@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A rowpump worker written with nothing but redis-cli, following the wire protocol
-# (common/include/rowpump/common/protocol.hpp; README.md, "Protocol"): it shows that a worker
+# (common/include/rowpump/common/protocol/protocol.hpp; README.md, "Protocol"): it shows that a worker
 # needs no SDK. The end-to-end tests run it; it reports every task "ok status=1".
 #
 #   redis_cli_worker.sh HOST PORT QUEUE WORKER_ID [HEARTBEAT_TTL_MS [WORK_S EXTEND]]
@@ -23,7 +23,7 @@ heartbeat="${prefix}heartbeat:$worker"
 
 # For each (ready, done) pair: removes the task from our processing list and, only if it was
 # still there (the dispatcher had not taken it back), pushes the done message. Returns how
-# many were accepted. Same text as kCompleteScript (common/src/scripts.cpp); a unit test
+# many were accepted. Same text as kCompleteScript (common/src/protocol/scripts.cpp); a unit test
 # compares the two.
 complete_script="
 local accepted = 0

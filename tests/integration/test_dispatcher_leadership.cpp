@@ -11,8 +11,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "rowpump/common/keys.hpp"
-#include "rowpump/dispatcher/redis_queue.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/dispatcher/redis/redis_queue.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/push_monitor.hpp"
 #include "rowpump/testing/queue_redis.hpp"

@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 #include "rowpump/nudge.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/log_lines.hpp"

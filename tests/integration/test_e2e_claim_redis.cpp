@@ -18,7 +18,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rowpump/common/messages.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 #include "rowpump/testing/e2e_system.hpp"
 #include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"

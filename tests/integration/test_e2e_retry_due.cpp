@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/rowpump_cli.hpp"
 #include "rowpump/testing/test_bed.hpp"

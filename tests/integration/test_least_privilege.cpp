@@ -16,7 +16,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "rowpump/common/queue_gauges.hpp"
+#include "rowpump/common/protocol/queue_gauges.hpp"
 #include "rowpump/testing/e2e_system.hpp"
 #include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"

@@ -17,8 +17,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "rowpump/common/cluster_slot.hpp"
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/redis/cluster_slot.hpp"
 #include "rowpump/testing/e2e_system.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/redis_cluster.hpp"

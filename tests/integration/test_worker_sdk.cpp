@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/common/redis/redis.hpp"
 #include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/servers.hpp"

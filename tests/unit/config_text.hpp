@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/cluster_slot.hpp"
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/redis_route.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/redis/cluster_slot.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
 
 using namespace rowpump;
 using namespace rowpump::redis;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "config_text.hpp"
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 using namespace rowpump;
 

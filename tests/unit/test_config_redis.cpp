@@ -5,7 +5,7 @@
 #include <string>
 
 #include "config_text.hpp"
-#include "rowpump/common/redis_route.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
 
 using namespace rowpump;
 

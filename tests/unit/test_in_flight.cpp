@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "rowpump/dispatcher/in_flight.hpp"
+#include "rowpump/dispatcher/loop/in_flight.hpp"
 
 using rowpump::ClaimedRow;
 using rowpump::InFlight;

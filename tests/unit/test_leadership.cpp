@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "rowpump/dispatcher/leadership.hpp"
+#include "rowpump/dispatcher/loop/leadership.hpp"
 
 using rowpump::Clock;
 using rowpump::Leadership;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "rowpump/dispatcher/locked_row_watch.hpp"
+#include "rowpump/dispatcher/loop/locked_row_watch.hpp"
 
 using namespace std::chrono_literals;
 using rowpump::LockedRowWatch;

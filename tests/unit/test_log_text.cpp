@@ -3,7 +3,7 @@
 #include <string>
 
 #include "rowpump/common/log_text.hpp"
-#include "rowpump/common/report_rules.hpp"
+#include "rowpump/common/protocol/report_rules.hpp"
 #include "rowpump/common/utf8.hpp"
 
 using namespace rowpump;

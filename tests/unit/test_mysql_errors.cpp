@@ -1,7 +1,7 @@
 #include <cppconn/exception.h>
 #include <catch2/catch.hpp>
 
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 // How the dispatcher sorts MySQL errors decides what it does next: reconnect (connection),
 // run the statement again on the same connection (lock conflict), or set the outcome aside

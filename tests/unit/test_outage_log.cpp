@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "rowpump/dispatcher/outage_log.hpp"
+#include "rowpump/dispatcher/loop/outage_log.hpp"
 
 using namespace rowpump;
 

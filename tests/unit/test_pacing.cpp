@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
 
 using rowpump::Millis;
 using rowpump::Rate;

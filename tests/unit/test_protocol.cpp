@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "rowpump/common/protocol.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
 
 using namespace rowpump;
 using namespace rowpump::protocol;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Workers written without the SDK run copies of the protocol's scripts: the redis-cli worker
 // the end-to-end tests drive, and the README's Protocol section. They must say what
-// common/src/scripts.cpp says.
+// common/src/protocol/scripts.cpp says.
 
 #include <catch2/catch.hpp>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "rowpump/common/scripts.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 
 namespace {
 

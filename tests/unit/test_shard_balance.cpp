@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rowpump/dispatcher/shard_balance.hpp"
+#include "rowpump/dispatcher/loop/shard_balance.hpp"
 
 using namespace rowpump;
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/dispatcher/sql.hpp"
+#include "rowpump/dispatcher/sql/sql.hpp"
 
 using namespace rowpump;
 

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "rowpump/dispatcher/queue_health.hpp"
-#include "rowpump/dispatcher/systemd_notify.hpp"
+#include "rowpump/dispatcher/observe/queue_health.hpp"
+#include "rowpump/dispatcher/observe/systemd_notify.hpp"
 
 using namespace rowpump;
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "outcome_check.hpp"
-#include "rowpump/common/protocol.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
 #include "serve_loop.hpp"
 
 using namespace rowpump;

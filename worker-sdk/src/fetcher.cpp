@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "rowpump/common/log_text.hpp"
-#include "rowpump/common/messages.hpp"
-#include "rowpump/common/report_rules.hpp"
+#include "rowpump/common/protocol/messages.hpp"
+#include "rowpump/common/protocol/report_rules.hpp"
 
 namespace rowpump::details {
 

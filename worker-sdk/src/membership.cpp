@@ -5,8 +5,8 @@
 #include <string_view>
 #include <thread>
 
-#include "rowpump/common/queue_meta.hpp"
-#include "rowpump/common/redis_route.hpp"
+#include "rowpump/common/protocol/queue_meta.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
 
 namespace rowpump::details {
 

@@ -10,7 +10,7 @@
 
 #include "heartbeat.hpp"
 #include "outcome_check.hpp"
-#include "rowpump/common/scripts.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 #include "rowpump/worker.hpp"
 #include "session.hpp"
 #include "worker_keys.hpp"

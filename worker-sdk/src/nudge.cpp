@@ -3,8 +3,8 @@
 #include <optional>
 #include <utility>
 
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump {
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <string>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/common/redis_route.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
 
 namespace rowpump::details {
 

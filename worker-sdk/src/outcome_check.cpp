@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "rowpump/common/protocol.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
 
 namespace rowpump::details {
 

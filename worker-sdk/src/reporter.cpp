@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "rowpump/common/log_text.hpp"
-#include "rowpump/common/messages.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 
 namespace rowpump::details {
 

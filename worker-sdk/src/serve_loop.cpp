@@ -3,7 +3,7 @@
 #include <chrono>
 #include <utility>
 
-#include "rowpump/common/messages.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 
 namespace rowpump::details {
 

@@ -5,7 +5,7 @@
 #include <thread>
 #include <utility>
 
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 
 namespace rowpump::details {
 

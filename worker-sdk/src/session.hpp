@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "rowpump/common/backoff.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::details {
 

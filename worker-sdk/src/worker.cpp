@@ -12,7 +12,7 @@
 #include "options.hpp"
 #include "outcome_check.hpp"
 #include "reporter.hpp"
-#include "rowpump/common/messages.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 #include "serve_loop.hpp"
 #include "session_pool.hpp"
 #include "worker_keys.hpp"

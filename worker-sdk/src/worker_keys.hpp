@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 
 namespace rowpump::details {
 

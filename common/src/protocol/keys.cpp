@@ -1,4 +1,4 @@
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 
 #include <algorithm>
 

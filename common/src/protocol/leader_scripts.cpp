@@ -1,4 +1,4 @@
-#include "rowpump/common/leader_scripts.hpp"
+#include "rowpump/common/protocol/leader_scripts.hpp"
 
 namespace rowpump::protocol {
 

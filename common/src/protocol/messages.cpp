@@ -1,4 +1,4 @@
-#include "rowpump/common/messages.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "rowpump/common/push_scripts.hpp"
+#include "rowpump/common/protocol/push_scripts.hpp"
 
 namespace rowpump::protocol {
 

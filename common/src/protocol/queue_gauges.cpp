@@ -1,4 +1,4 @@
-#include "rowpump/common/queue_gauges.hpp"
+#include "rowpump/common/protocol/queue_gauges.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "rowpump/common/queue_meta.hpp"
+#include "rowpump/common/protocol/queue_meta.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "rowpump/common/queue_pause.hpp"
+#include "rowpump/common/protocol/queue_pause.hpp"
 
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/queue_gauges.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/protocol/queue_gauges.hpp"
 
 namespace rowpump::protocol {
 

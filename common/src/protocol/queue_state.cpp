@@ -1,6 +1,6 @@
-#include "rowpump/common/queue_state.hpp"
+#include "rowpump/common/protocol/queue_state.hpp"
 
-#include "rowpump/common/keys.hpp"
+#include "rowpump/common/protocol/keys.hpp"
 
 namespace rowpump::protocol {
 

@@ -1,4 +1,4 @@
-#include "rowpump/common/queue_stats.hpp"
+#include "rowpump/common/protocol/queue_stats.hpp"
 
 namespace rowpump::protocol {
 

@@ -1,4 +1,4 @@
-#include "rowpump/common/report_rules.hpp"
+#include "rowpump/common/protocol/report_rules.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "rowpump/common/scripts.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 
 namespace rowpump::protocol {
 

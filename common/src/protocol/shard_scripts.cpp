@@ -1,4 +1,4 @@
-#include "rowpump/common/shard_scripts.hpp"
+#include "rowpump/common/protocol/shard_scripts.hpp"
 
 namespace rowpump::protocol {
 

@@ -1,4 +1,4 @@
-#include "rowpump/common/cluster_slot.hpp"
+#include "rowpump/common/redis/cluster_slot.hpp"
 
 namespace rowpump::redis {
 

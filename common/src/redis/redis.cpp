@@ -1,11 +1,11 @@
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 #include <hiredis/hiredis.h>
 #include <poll.h>
 
 #include <cerrno>
 
-#include "rowpump/common/redis_route.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
 
 namespace rowpump::redis {
 

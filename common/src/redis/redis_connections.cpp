@@ -1,6 +1,6 @@
-#include "rowpump/common/redis_connections.hpp"
+#include "rowpump/common/redis/redis_connections.hpp"
 
-#include "rowpump/common/cluster_slot.hpp"
+#include "rowpump/common/redis/cluster_slot.hpp"
 
 namespace rowpump::redis {
 

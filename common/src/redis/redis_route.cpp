@@ -1,9 +1,9 @@
-#include "rowpump/common/redis_route.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
 
 #include <charconv>
 
-#include "rowpump/common/cluster_slot.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/cluster_slot.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::redis {
 

@@ -1,4 +1,4 @@
-#include "column_types.hpp"
+#include "mysql/column_types.hpp"
 
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
@@ -10,14 +10,14 @@
 #include <ostream>
 #include <set>
 
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/redis_connections.hpp"
-#include "rowpump/common/redis_route.hpp"
-#include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
-#include "rowpump/dispatcher/statement_check.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/redis/redis_connections.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/statement_check.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

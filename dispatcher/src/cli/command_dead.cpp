@@ -9,11 +9,11 @@
 #include <ostream>
 #include <vector>
 
-#include "queue_argument.hpp"
-#include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "cli/queue_argument.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

@@ -5,10 +5,10 @@
 #include <ostream>
 #include <vector>
 
-#include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/migration.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/mysql/migration.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

@@ -1,10 +1,10 @@
 #include <ostream>
 
-#include "queue_argument.hpp"
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/queue_gauges.hpp"
-#include "rowpump/common/queue_pause.hpp"
-#include "rowpump/dispatcher/commands.hpp"
+#include "cli/queue_argument.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/protocol/queue_gauges.hpp"
+#include "rowpump/common/protocol/queue_pause.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
 
 namespace rowpump {
 

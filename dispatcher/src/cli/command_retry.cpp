@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <ostream>
 
-#include "queue_argument.hpp"
-#include "revive.hpp"
-#include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "cli/queue_argument.hpp"
+#include "mysql/revive.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

@@ -5,11 +5,11 @@
 
 #include <thread>
 
-#include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/dispatcher.hpp"
-#include "rowpump/dispatcher/login_check.hpp"
-#include "rowpump/dispatcher/service_monitor.hpp"
-#include "rowpump/dispatcher/statement_check.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/cli/login_check.hpp"
+#include "rowpump/dispatcher/loop/dispatcher.hpp"
+#include "rowpump/dispatcher/mysql/statement_check.hpp"
+#include "rowpump/dispatcher/observe/service_monitor.hpp"
 
 namespace rowpump {
 

@@ -10,10 +10,10 @@
 #include <ostream>
 #include <thread>
 
-#include "queue_status.hpp"
-#include "rowpump/common/redis_connections.hpp"
-#include "rowpump/dispatcher/commands.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "observe/queue_status.hpp"
+#include "rowpump/common/redis/redis_connections.hpp"
+#include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/login_check.hpp"
+#include "rowpump/dispatcher/cli/login_check.hpp"
 
 #include <cppconn/exception.h>
 #include <mysql_connection.h>
@@ -7,10 +7,10 @@
 #include <array>
 #include <string_view>
 
-#include "rowpump/common/redis.hpp"
-#include "rowpump/common/redis_route.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "rowpump/common/redis/redis.hpp"
+#include "rowpump/common/redis/redis_route.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "queue_argument.hpp"
+#include "cli/queue_argument.hpp"
 
 #include <ostream>
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,10 +7,10 @@
 #include <limits>
 #include <memory>
 
-#include "config_columns.hpp"
-#include "config_sections.hpp"
-#include "rowpump/common/protocol.hpp"
-#include "yaml_reader.hpp"
+#include "config/config_columns.hpp"
+#include "config/config_sections.hpp"
+#include "config/yaml_reader.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "config_columns.hpp"
+#include "config/config_columns.hpp"
 
 #include <algorithm>
 #include <cctype>

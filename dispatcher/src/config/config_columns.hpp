@@ -3,8 +3,8 @@
 // The `columns:` section of a queue: the names of the bookkeeping columns rowpump writes, and
 // the rules that keep them apart from the user's data.
 
-#include "rowpump/dispatcher/config.hpp"
-#include "yaml_reader.hpp"
+#include "config/yaml_reader.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump {
 

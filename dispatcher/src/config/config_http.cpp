@@ -1,6 +1,6 @@
 #include <limits>
 
-#include "config_sections.hpp"
+#include "config/config_sections.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "config_sections.hpp"
+#include "config/config_sections.hpp"
 
 namespace rowpump {
 

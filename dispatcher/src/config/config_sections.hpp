@@ -3,8 +3,8 @@
 // Sections of the config schema that live beside config.cpp: Redis, the HTTP endpoint, the due
 // count and a queue's shards. config.cpp calls these; README.md ("Configuration") documents them.
 
-#include "rowpump/dispatcher/config.hpp"
-#include "yaml_reader.hpp"
+#include "config/yaml_reader.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump {
 

@@ -3,9 +3,9 @@
 #include <set>
 #include <tuple>
 
-#include "config_columns.hpp"
-#include "config_sections.hpp"
-#include "rowpump/common/protocol.hpp"
+#include "config/config_columns.hpp"
+#include "config/config_sections.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
 
 namespace rowpump {
 

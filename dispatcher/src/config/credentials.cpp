@@ -1,4 +1,4 @@
-#include "credentials.hpp"
+#include "config/credentials.hpp"
 
 #include <cstdlib>
 #include <fstream>

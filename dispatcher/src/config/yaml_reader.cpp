@@ -1,4 +1,4 @@
-#include "yaml_reader.hpp"
+#include "config/yaml_reader.hpp"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
@@ -8,8 +8,8 @@
 #include <limits>
 #include <sstream>
 
-#include "credentials.hpp"
-#include "rowpump/dispatcher/config.hpp"
+#include "config/credentials.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump::yaml {
 

@@ -1,8 +1,8 @@
-#include "rowpump/dispatcher/dispatcher.hpp"
+#include "rowpump/dispatcher/loop/dispatcher.hpp"
 
-#include "http_endpoint.hpp"
-#include "observer.hpp"
-#include "queue_runner.hpp"
+#include "loop/queue_runner.hpp"
+#include "observe/http_endpoint.hpp"
+#include "observe/observer.hpp"
 
 namespace rowpump {
 

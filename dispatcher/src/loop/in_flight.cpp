@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/in_flight.hpp"
+#include "rowpump/dispatcher/loop/in_flight.hpp"
 
 #include <unordered_set>
 

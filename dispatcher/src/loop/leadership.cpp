@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/leadership.hpp"
+#include "rowpump/dispatcher/loop/leadership.hpp"
 
 #include <unistd.h>
 

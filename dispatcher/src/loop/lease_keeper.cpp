@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/lease_keeper.hpp"
+#include "rowpump/dispatcher/loop/lease_keeper.hpp"
 
 #include <spdlog/spdlog.h>
 

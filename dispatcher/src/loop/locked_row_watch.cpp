@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/locked_row_watch.hpp"
+#include "rowpump/dispatcher/loop/locked_row_watch.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/outage_log.hpp"
+#include "rowpump/dispatcher/loop/outage_log.hpp"
 
 #include <spdlog/spdlog.h>
 

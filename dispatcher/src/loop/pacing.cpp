@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "queue_runner.hpp"
+#include "loop/queue_runner.hpp"
 
 #include <cppconn/exception.h>
 #include <spdlog/spdlog.h>
@@ -8,10 +8,10 @@
 #include <future>
 #include <unordered_set>
 
-#include "nudge_listener.hpp"
+#include "redis/nudge_listener.hpp"
 #include "rowpump/common/log_text.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

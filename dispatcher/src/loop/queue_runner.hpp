@@ -7,18 +7,18 @@
 #include <optional>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/in_flight.hpp"
-#include "rowpump/dispatcher/leadership.hpp"
-#include "rowpump/dispatcher/lease_keeper.hpp"
-#include "rowpump/dispatcher/outage_log.hpp"
-#include "rowpump/dispatcher/pacing.hpp"
-#include "rowpump/dispatcher/queue_health.hpp"
-#include "rowpump/dispatcher/queue_metrics.hpp"
-#include "rowpump/dispatcher/queue_store.hpp"
-#include "rowpump/dispatcher/redis_queue.hpp"
-#include "rowpump/dispatcher/shard_balance.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/loop/in_flight.hpp"
+#include "rowpump/dispatcher/loop/leadership.hpp"
+#include "rowpump/dispatcher/loop/lease_keeper.hpp"
+#include "rowpump/dispatcher/loop/outage_log.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
+#include "rowpump/dispatcher/loop/shard_balance.hpp"
+#include "rowpump/dispatcher/mysql/queue_store.hpp"
+#include "rowpump/dispatcher/observe/queue_health.hpp"
+#include "rowpump/dispatcher/observe/queue_metrics.hpp"
+#include "rowpump/dispatcher/redis/redis_queue.hpp"
 
 namespace rowpump {
 

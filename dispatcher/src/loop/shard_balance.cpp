@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/shard_balance.hpp"
+#include "rowpump/dispatcher/loop/shard_balance.hpp"
 
 #include <algorithm>
 

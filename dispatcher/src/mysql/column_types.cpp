@@ -1,4 +1,4 @@
-#include "column_types.hpp"
+#include "mysql/column_types.hpp"
 
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
@@ -11,7 +11,7 @@
 #include <memory>
 #include <utility>
 
-#include "rowpump/common/report_rules.hpp"
+#include "rowpump/common/protocol/report_rules.hpp"
 
 namespace rowpump {
 

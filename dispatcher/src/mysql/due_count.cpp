@@ -1,4 +1,4 @@
-#include "due_count.hpp"
+#include "mysql/due_count.hpp"
 
 #include <cppconn/resultset.h>
 #include <cppconn/statement.h>
@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "mysql_servers.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "mysql/mysql_servers.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

@@ -5,8 +5,8 @@
 // queues that say when a row became due (due_since). README.md ("What the due count costs")
 // says what that costs the database.
 
-#include "rowpump/common/queue_gauges.hpp"
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/common/protocol/queue_gauges.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace sql {
 class Connection;

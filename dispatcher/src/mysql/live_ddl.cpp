@@ -14,9 +14,9 @@
 #include <ostream>
 #include <thread>
 
-#include "rowpump/dispatcher/migration.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/migration.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

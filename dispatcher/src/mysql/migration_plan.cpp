@@ -6,9 +6,9 @@
 #include <ostream>
 #include <set>
 
-#include "rowpump/dispatcher/migration.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/dispatcher/mysql/migration.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

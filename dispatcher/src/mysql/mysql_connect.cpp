@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 
 #include <cppconn/prepared_statement.h>
 #include <cppconn/statement.h>

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 #include <cppconn/exception.h>
 

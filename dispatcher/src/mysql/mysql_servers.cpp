@@ -1,10 +1,10 @@
-#include "mysql_servers.hpp"
+#include "mysql/mysql_servers.hpp"
 
 #include <mysql_connection.h>
 
 #include <algorithm>
 
-#include "rowpump/dispatcher/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/queue_store.hpp"
+#include "rowpump/dispatcher/mysql/queue_store.hpp"
 
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
@@ -13,10 +13,10 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "rowpump/dispatcher/in_flight.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
-#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/loop/in_flight.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "revive.hpp"
+#include "mysql/revive.hpp"
 
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

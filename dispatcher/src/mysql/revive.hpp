@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/sql.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/sql/sql.hpp"
 
 namespace rowpump {
 

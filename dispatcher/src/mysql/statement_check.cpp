@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/statement_check.hpp"
+#include "rowpump/dispatcher/mysql/statement_check.hpp"
 
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
@@ -7,9 +7,9 @@
 #include <memory>
 #include <utility>
 
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

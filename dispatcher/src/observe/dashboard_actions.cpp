@@ -13,14 +13,14 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "http_routes.hpp"
-#include "queue_argument.hpp"
-#include "revive.hpp"
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/queue_pause.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "cli/queue_argument.hpp"
+#include "mysql/revive.hpp"
+#include "observe/http_routes.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/protocol/queue_pause.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

@@ -5,9 +5,9 @@
 
 #include <cstdlib>
 
-#include "dashboard_assets.hpp"
-#include "http_routes.hpp"
-#include "rowpump/common/queue_stats.hpp"
+#include "observe/dashboard_assets.hpp"
+#include "observe/http_routes.hpp"
+#include "rowpump/common/protocol/queue_stats.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "http_endpoint.hpp"
+#include "observe/http_endpoint.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "http_routes.hpp"
+#include "observe/http_routes.hpp"
 
 namespace rowpump {
 

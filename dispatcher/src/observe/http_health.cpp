@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "http_routes.hpp"
-#include "rowpump/dispatcher/metrics_text.hpp"
+#include "observe/http_routes.hpp"
+#include "rowpump/dispatcher/observe/metrics_text.hpp"
 
 namespace rowpump {
 

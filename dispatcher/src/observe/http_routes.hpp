@@ -6,9 +6,9 @@
 
 #include <httplib.h>
 
-#include "observer.hpp"
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/queue_metrics.hpp"
+#include "observe/observer.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/observe/queue_metrics.hpp"
 
 namespace rowpump {
 

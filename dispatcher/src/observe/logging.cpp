@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/logging.hpp"
+#include "rowpump/dispatcher/observe/logging.hpp"
 
 #include <spdlog/details/os.h>
 #include <spdlog/sinks/stdout_sinks.h>

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/metrics_text.hpp"
+#include "rowpump/dispatcher/observe/metrics_text.hpp"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "observer.hpp"
+#include "observe/observer.hpp"
 
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "due_count.hpp"
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/queue_pause.hpp"
-#include "rowpump/dispatcher/mysql_connect.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "mysql/due_count.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/protocol/queue_pause.hpp"
+#include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/queue_health.hpp"
+#include "rowpump/dispatcher/observe/queue_health.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "rowpump/dispatcher/queue_metrics.hpp"
+#include "rowpump/dispatcher/observe/queue_metrics.hpp"
 
 #include <algorithm>
 
-#include "rowpump/dispatcher/queue_store.hpp"
+#include "rowpump/dispatcher/mysql/queue_store.hpp"
 
 namespace rowpump {
 

@@ -1,13 +1,13 @@
-#include "queue_status.hpp"
+#include "observe/queue_status.hpp"
 
 #include <cppconn/exception.h>
 
 #include <iostream>
 
-#include "due_count.hpp"
-#include "rowpump/common/keys.hpp"
-#include "rowpump/common/queue_pause.hpp"
-#include "rowpump/dispatcher/mysql_errors.hpp"
+#include "mysql/due_count.hpp"
+#include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/protocol/queue_pause.hpp"
+#include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 

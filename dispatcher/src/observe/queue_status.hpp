@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "mysql_servers.hpp"
-#include "rowpump/common/queue_gauges.hpp"
-#include "rowpump/common/queue_state.hpp"
-#include "rowpump/common/redis_connections.hpp"
-#include "rowpump/dispatcher/config.hpp"
+#include "mysql/mysql_servers.hpp"
+#include "rowpump/common/protocol/queue_gauges.hpp"
+#include "rowpump/common/protocol/queue_state.hpp"
+#include "rowpump/common/redis/redis_connections.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/service_monitor.hpp"
+#include "rowpump/dispatcher/observe/service_monitor.hpp"
 
 #include <spdlog/spdlog.h>
 

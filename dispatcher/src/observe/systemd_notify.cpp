@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/systemd_notify.hpp"
+#include "rowpump/dispatcher/observe/systemd_notify.hpp"
 
 #include <sys/socket.h>
 #include <sys/un.h>

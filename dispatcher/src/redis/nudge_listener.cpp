@@ -1,4 +1,4 @@
-#include "nudge_listener.hpp"
+#include "redis/nudge_listener.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -10,7 +10,7 @@
 #include <system_error>
 
 #include "rowpump/common/backoff.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump {
 

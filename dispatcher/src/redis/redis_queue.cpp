@@ -1,10 +1,10 @@
-#include "rowpump/dispatcher/redis_queue.hpp"
+#include "rowpump/dispatcher/redis/redis_queue.hpp"
 
 #include <algorithm>
 
-#include "rowpump/common/leader_scripts.hpp"
-#include "rowpump/common/push_scripts.hpp"
-#include "rowpump/common/shard_scripts.hpp"
+#include "rowpump/common/protocol/leader_scripts.hpp"
+#include "rowpump/common/protocol/push_scripts.hpp"
+#include "rowpump/common/protocol/shard_scripts.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/sql.hpp"
+#include "rowpump/dispatcher/sql/sql.hpp"
 
 #include <algorithm>
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/common/redis/redis.hpp"
 #include "rowpump/testing/process.hpp"
 #include "rowpump/testing/test_bed.hpp"
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <thread>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::testing {
 

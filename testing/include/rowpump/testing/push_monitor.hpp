@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::testing {
 

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::testing {
 

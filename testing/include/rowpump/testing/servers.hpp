@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 #include "rowpump/testing/mysql_client.hpp"
 #include "rowpump/testing/process.hpp"
 #include "rowpump/testing/temp_dir.hpp"

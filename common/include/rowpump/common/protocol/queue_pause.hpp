@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::protocol {
 

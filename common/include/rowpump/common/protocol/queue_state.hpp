@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "rowpump/common/queue_stats.hpp"
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/protocol/queue_stats.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::protocol {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rowpump/common/messages.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 #include "rowpump/common/utf8.hpp"
 
 namespace rowpump::protocol {

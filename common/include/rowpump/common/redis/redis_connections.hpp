@@ -7,7 +7,7 @@
 #include <map>
 #include <string_view>
 
-#include "rowpump/common/redis.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 namespace rowpump::redis {
 

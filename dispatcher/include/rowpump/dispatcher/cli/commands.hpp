@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump {
 

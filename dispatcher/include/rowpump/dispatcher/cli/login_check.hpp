@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump {
 

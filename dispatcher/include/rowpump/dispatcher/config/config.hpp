@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "rowpump/common/duration.hpp"
-#include "rowpump/dispatcher/sql.hpp"
+#include "rowpump/dispatcher/sql/sql.hpp"
 #include "rowpump/redis_address.hpp"
 
 namespace rowpump {

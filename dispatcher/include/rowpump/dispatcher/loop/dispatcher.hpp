@@ -10,10 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/queue_health.hpp"
-#include "rowpump/dispatcher/queue_metrics.hpp"
-#include "rowpump/dispatcher/shard_balance.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/loop/shard_balance.hpp"
+#include "rowpump/dispatcher/observe/queue_health.hpp"
+#include "rowpump/dispatcher/observe/queue_metrics.hpp"
 
 namespace rowpump {
 

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/dispatcher/claim.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/dispatcher/loop/claim.hpp"
 
 namespace rowpump {
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "rowpump/common/duration.hpp"
-#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
 
 namespace rowpump {
 

@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <string>
 
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/pacing.hpp"
-#include "rowpump/dispatcher/queue_store.hpp"
-#include "rowpump/dispatcher/redis_queue.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
+#include "rowpump/dispatcher/mysql/queue_store.hpp"
+#include "rowpump/dispatcher/redis/redis_queue.hpp"
 
 namespace rowpump {
 

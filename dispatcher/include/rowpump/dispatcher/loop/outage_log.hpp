@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
 
 namespace rowpump {
 

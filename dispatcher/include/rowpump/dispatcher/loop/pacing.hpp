@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "rowpump/common/backoff.hpp"
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 
 namespace rowpump {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "rowpump/common/duration.hpp"
-#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
 
 namespace rowpump {
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/dispatcher/claim.hpp"
-#include "rowpump/dispatcher/config.hpp"
-#include "rowpump/dispatcher/locked_row_watch.hpp"
-#include "rowpump/dispatcher/queue_sql.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/loop/claim.hpp"
+#include "rowpump/dispatcher/loop/locked_row_watch.hpp"
+#include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace sql {
 class Connection;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "rowpump/dispatcher/queue_metrics.hpp"
+#include "rowpump/dispatcher/observe/queue_metrics.hpp"
 
 namespace rowpump {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "rowpump/dispatcher/pacing.hpp"
+#include "rowpump/dispatcher/loop/pacing.hpp"
 
 namespace rowpump {
 

@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "rowpump/dispatcher/queue_health.hpp"
-#include "rowpump/dispatcher/systemd_notify.hpp"
+#include "rowpump/dispatcher/observe/queue_health.hpp"
+#include "rowpump/dispatcher/observe/systemd_notify.hpp"
 
 namespace rowpump {
 

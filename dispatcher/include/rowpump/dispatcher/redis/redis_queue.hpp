@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "rowpump/common/protocol.hpp"
-#include "rowpump/common/redis.hpp"
-#include "rowpump/dispatcher/claim.hpp"
-#include "rowpump/dispatcher/config.hpp"
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/common/redis/redis.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/loop/claim.hpp"
 
 namespace rowpump {
 

@@ -3,7 +3,8 @@
 // after another, each with rows of its own and one worker at a time: every row done exactly
 // once (the `runs` column counts on_success), a retry then a success, a fail that leaves the
 // row dead, a hung handler cut off by its deadline, a SIGKILLed worker's tasks taken back
-// and done by the next one, and a SIGTERM that lets the tasks in hand finish.
+// and done by the next one, and a SIGTERM that lets the tasks in hand finish. Twice: with
+// rowpump.Worker (threads) and with rowpump.AsyncWorker (asyncio).
 
 #include <signal.h>
 
@@ -29,18 +30,20 @@ const std::string kWorkerScript = std::string(ROWPUMP_PYTHON_SDK) + "/conformanc
 // scratch directory.
 class PythonWorker {
 public:
-    PythonWorker(E2eSystem& sys, std::string id, std::vector<std::string> flags)
+    PythonWorker(E2eSystem& sys, const std::string& mode, std::string id,
+                 std::vector<std::string> flags)
         : sys_(sys),
           id_(std::move(id)),
           log_(sys.bed.dir.file(id_ + ".tasks")),
           output_(sys.bed.dir.file(id_ + ".out")) {
         std::vector<std::string> argv{ROWPUMP_PYTHON3, kWorkerScript,
-                                      "--redis-host", "127.0.0.1",
-                                      "--redis-port", std::to_string(sys.bed.redis.port()),
-                                      "--queue", "users",
-                                      "--worker-id", id_,
-                                      "--log", log_,
-                                      "--value", "status=1"};
+                                      "--redis-host",  "127.0.0.1",
+                                      "--redis-port",  std::to_string(sys.bed.redis.port()),
+                                      "--queue",       "users",
+                                      "--worker-id",   id_,
+                                      "--log",         log_,
+                                      "--value",       "status=1",
+                                      "--mode",        mode};
         argv.insert(argv.end(), flags.begin(), flags.end());
         SpawnOptions options;
         options.stdout_path = output_;
@@ -75,8 +78,9 @@ private:
 };
 
 std::string row_sql(E2eSystem& sys, const std::string& column, std::int64_t id) {
-    return sys.db.scalar_string("SELECT " + column + " FROM user_block_status WHERE user_id = " +
-                                std::to_string(id))
+    return sys.db
+        .scalar_string("SELECT " + column +
+                       " FROM user_block_status WHERE user_id = " + std::to_string(id))
         .value_or("NULL");
 }
 
@@ -92,9 +96,12 @@ std::map<std::string, int> times_handled(const std::vector<HandledTask>& tasks) 
 
 }  // namespace
 
-TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, deadline, "
-          "SIGKILL take-back, SIGTERM drain",
-          "[e2e][python]") {
+TEST_CASE(
+    "e2e: the Python SDK's conformance worker: exactly once, retry, fail, deadline, "
+    "SIGKILL take-back, SIGTERM drain",
+    "[e2e][python]") {
+    const std::string mode = GENERATE(as<std::string>{}, "thread", "async");
+    INFO("--mode " << mode);
     QueueSpec queue = e2e_queue();
     queue.batch = 50;
     queue.lease = "5m";  // a task the worker lost would hold its row past every deadline here
@@ -105,9 +112,11 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
     {
         // 200 rows, 4 threads, adaptive batch: each row done once, each task handled once.
         {
-            PythonWorker bulk(sys, "py-bulk", {"--threads", "4"});
-            REQUIRE(eventually(45s, [&] { return sys.rows_left() == 0; }, 50ms));
-            REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "completed") == 200; }));
+            PythonWorker bulk(sys, mode, "py-bulk", {"--threads", "4"});
+            REQUIRE(eventually(
+                45s, [&] { return sys.rows_left() == 0; }, 50ms));
+            REQUIRE(eventually(10s,
+                               [&] { return queue_stat(sys.redis, "users", "completed") == 200; }));
             CHECK(sys.rows_not_run_once() == 0);
             const auto handled = bulk.handled();
             CHECK(handled.size() == 200);
@@ -121,9 +130,9 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
         // A retry (with the delay it asks for), then a success on attempt 2.
         insert_e2e_rows(sys.db, 1001, 1);
         {
-            PythonWorker retrier(sys, "py-retry",
-                                 {"--fail-mode", "retry", "--retry-delay-ms", "100",
-                                  "--max-tasks", "1"});
+            PythonWorker retrier(
+                sys, mode, "py-retry",
+                {"--fail-mode", "retry", "--retry-delay-ms", "100", "--max-tasks", "1"});
             retrier.expect_clean_exit();
             const auto handled = retrier.handled();
             REQUIRE(handled.size() == 1);
@@ -133,7 +142,7 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
             CHECK(row_sql(sys, "rp_last_error", 1001) == "test worker: retry requested");
         }
         {
-            PythonWorker ok(sys, "py-ok", {"--max-tasks", "1"});
+            PythonWorker ok(sys, mode, "py-ok", {"--max-tasks", "1"});
             ok.expect_clean_exit();
             const auto handled = ok.handled();
             REQUIRE(handled.size() == 1);
@@ -146,7 +155,7 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
         // A fail: the row is dead (on_dead ran), on_success never did.
         insert_e2e_rows(sys.db, 1002, 1);
         {
-            PythonWorker failer(sys, "py-fail", {"--fail-mode", "fail", "--max-tasks", "1"});
+            PythonWorker failer(sys, mode, "py-fail", {"--fail-mode", "fail", "--max-tasks", "1"});
             failer.expect_clean_exit();
             REQUIRE(eventually(10s, [&] { return row_sql(sys, "rp_dead_at", 1002) != "NULL"; }));
             CHECK(row_sql(sys, "status", 1002) == "3");
@@ -159,7 +168,7 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
         // with reason "timeout", and the one thread is free to take the row's next attempt.
         insert_e2e_rows(sys.db, 1003, 1);
         {
-            PythonWorker hang(sys, "py-hang",
+            PythonWorker hang(sys, mode, "py-hang",
                               {"--fail-mode", "hang", "--timeout-ms", "300", "--threads", "1"});
             const bool again = eventually(20s, [&] { return hang.handled().size() >= 2; });
             INFO("py-hang output:\n" << hang.output());
@@ -180,15 +189,16 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
         // (1 s) lapses, and the next worker does every row once, row 1003 too.
         insert_e2e_rows(sys.db, 2001, 20);
         {
-            PythonWorker killed(sys, "py-killed",
+            PythonWorker killed(sys, mode, "py-killed",
                                 {"--work-ms", "60000", "--threads", "4", "--batch", "1",
                                  "--heartbeat-ttl-ms", "1000"});
             REQUIRE(eventually(20s, [&] { return killed.in_hand() == 4; }));
             killed.process().kill();
             CHECK(killed.handled().empty());
 
-            PythonWorker next(sys, "py-next", {"--threads", "4"});
-            REQUIRE(eventually(30s, [&] { return count_rows(sys, "status = 0") == 0; }, 50ms));
+            PythonWorker next(sys, mode, "py-next", {"--threads", "4"});
+            REQUIRE(eventually(
+                30s, [&] { return count_rows(sys, "status = 0") == 0; }, 50ms));
             CHECK(eventually(10s, [&] { return queue_stat(sys.redis, "users", "reaped") >= 4; }));
             CHECK(count_rows(sys, "user_id BETWEEN 2001 AND 2020 AND runs = 1") == 20);
             CHECK(row_sql(sys, "runs", 1003) == "1");
@@ -202,7 +212,7 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
         // SIGTERM with tasks in hand: they finish and are reported; the rest stay due.
         insert_e2e_rows(sys.db, 3001, 12);
         {
-            PythonWorker drained(sys, "py-drain",
+            PythonWorker drained(sys, mode, "py-drain",
                                  {"--work-ms", "500", "--threads", "4", "--batch", "1"});
             REQUIRE(eventually(20s, [&] { return drained.in_hand() == 4; }));
             drained.process().signal(SIGTERM);
@@ -211,7 +221,8 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
             REQUIRE(!handled.empty());
             for (const auto& t : handled) {
                 INFO("task " << t.id);
-                CHECK(eventually(10s, [&] { return row_sql(sys, "runs", std::stoll(t.id)) == "1"; }));
+                CHECK(
+                    eventually(10s, [&] { return row_sql(sys, "runs", std::stoll(t.id)) == "1"; }));
             }
             // The others wait in the ready list for the next worker.
             const auto rest = 12 - static_cast<std::int64_t>(handled.size());
@@ -221,8 +232,9 @@ TEST_CASE("e2e: the Python SDK's conformance worker: exactly once, retry, fail, 
 
         // The ledger: every row but the dead one ran exactly once; nothing was set aside.
         {
-            PythonWorker last(sys, "py-last", {"--threads", "2"});
-            REQUIRE(eventually(20s, [&] { return sys.rows_left() == 0; }, 50ms));
+            PythonWorker last(sys, mode, "py-last", {"--threads", "2"});
+            REQUIRE(eventually(
+                20s, [&] { return sys.rows_left() == 0; }, 50ms));
             last.process().signal(SIGTERM);
             last.expect_clean_exit();
         }

@@ -5,7 +5,7 @@ that owns the queue's slot)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Dict, Optional, TypeVar
+from typing import Any, Callable, Dict, Optional
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -15,8 +15,6 @@ from redis.exceptions import RedisError
 
 from .redis_address import RedisAddress
 from .route import client_options, is_broken
-
-T = TypeVar("T")
 
 
 class AsyncRoute:
@@ -83,7 +81,7 @@ class AsyncRoute:
             return f"{kwargs['host']}:{kwargs['port']}"
         return f"{self._address.host}:{self._address.port}"
 
-    async def run(self, command: Callable[[Any], Awaitable[T]]) -> T:
+    async def run(self, command: Callable[[Any], Any]) -> Any:
         try:
             return await command(await self.client())
         except RedisError as e:

@@ -100,7 +100,7 @@ class AsyncWorker:
         """Runs ``handler`` on up to ``concurrency`` tasks at once until ``stop()``, then
         drains. With ``handle_signals`` on the main thread, SIGTERM and SIGINT call ``stop()``."""
         loop = asyncio.get_running_loop()
-        installed: List[int] = []
+        installed: List[signal.Signals] = []
         if handle_signals and threading.current_thread() is threading.main_thread():
             for number in STOP_SIGNALS:
                 loop.add_signal_handler(number, self._on_signal)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import Deque, List, Optional
+from typing import Deque, List
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError

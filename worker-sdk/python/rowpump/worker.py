@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 from typing import Callable, List, Optional, TypeVar
 
 from redis.exceptions import RedisError
@@ -103,7 +104,7 @@ class Worker:
         """
         if not callable(handler):
             raise Error("run: the handler is not callable")
-        with stop_on_signals(self.stop) if handle_signals else _nothing():
+        with stop_on_signals(self.stop) if handle_signals else nullcontext(False):
             if not self._membership.join(True):
                 return
             try:
@@ -160,7 +161,8 @@ class Worker:
     def complete(self, task: Task, outcome: Outcome) -> bool:
         """Reports ``outcome``; False if the task had been taken back from this worker (its
         heartbeat lapsed). Raises ``Error`` when a success's values do not fit the queue's."""
-        problem = self._declared.problem(outcome) if self._membership.join(False) else ""
+        self._membership.join(False)  # the declared values come with it
+        problem = self._declared.problem(outcome)
         if problem:
             raise Error(problem)
         done = done_message(task, outcome)
@@ -176,17 +178,13 @@ class Worker:
         if lease_ms <= 0:
             raise Error("extend: the lease must be positive")
         text = format_done(task, "extend", lease_ms=lease_ms)
-        self._call("extend", lambda: self._route.run(lambda c: c.rpush(self._keys.done, text)))
+        def push() -> None:
+            self._route.run(lambda c: c.rpush(self._keys.done, text))
+
+        self._call("extend", push)
 
     def close(self) -> None:
         """Signs off (after ``fetch``/``complete`` use) and closes the connections."""
         self._membership.leave()
         self._route.close()
 
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: object) -> None:
-        return None

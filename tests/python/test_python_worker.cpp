@@ -1,10 +1,10 @@
 // End to end with the Python worker SDK: worker-sdk/python/conformance_worker.py, run with
 // Debian's python3, against a real dispatcher, MariaDB and Redis. One system, one phase
 // after another, each with rows of its own and one worker at a time: every row done exactly
-// once (the `runs` column counts on_success), a retry then a success, a fail that leaves the
-// row dead, a hung handler cut off by its deadline, a SIGKILLed worker's tasks taken back
-// and done by the next one, and a SIGTERM that lets the tasks in hand finish. Twice: with
-// rowpump.Worker (threads) and with rowpump.AsyncWorker (asyncio).
+// once (the `runs` column counts on_success), a retry then a success, a lease extended by a
+// task in hand, a fail that leaves the row dead, a hung handler cut off by its deadline, a
+// SIGKILLed worker's tasks taken back and done by the next one, and a SIGTERM that lets the
+// tasks in hand finish. Twice: with rowpump.Worker (threads) and rowpump.AsyncWorker (asyncio).
 
 #include <signal.h>
 
@@ -97,7 +97,7 @@ std::map<std::string, int> times_handled(const std::vector<HandledTask>& tasks) 
 }  // namespace
 
 TEST_CASE(
-    "e2e: the Python SDK's conformance worker: exactly once, retry, fail, deadline, "
+    "e2e: the Python SDK's conformance worker: exactly once, retry, extend, fail, deadline, "
     "SIGKILL take-back, SIGTERM drain",
     "[e2e][python]") {
     const std::string mode = GENERATE(as<std::string>{}, "thread", "async");
@@ -150,6 +150,26 @@ TEST_CASE(
             CHECK(handled[0].attempt == 2);
             REQUIRE(eventually(10s, [&] { return row_sql(sys, "status", 1001) == "1"; }));
             CHECK(row_sql(sys, "runs", 1001) == "1");
+        }
+
+        // extend(task, 10m) before a 2 s task: the claim's lease (5m) ends 10 minutes from
+        // then while the task is still in hand, and the report is applied as usual.
+        insert_e2e_rows(sys.db, 1004, 1);
+        {
+            PythonWorker extender(
+                sys, mode, "py-extend",
+                {"--extend-ms", "600000", "--work-ms", "2000", "--max-tasks", "1"});
+            const bool extended = eventually(15s, [&] {
+                return count_rows(sys,
+                                  "user_id = 1004 AND status = 0 AND rp_lease_until > "
+                                  "NOW(3) + INTERVAL 7 MINUTE") == 1 &&
+                       extender.in_hand() == 1;
+            });
+            INFO("py-extend output:\n" << extender.output());
+            REQUIRE(extended);
+            extender.expect_clean_exit();
+            REQUIRE(eventually(10s, [&] { return row_sql(sys, "runs", 1004) == "1"; }));
+            CHECK(row_sql(sys, "rp_lease_until", 1004) == "NULL");
         }
 
         // A fail: the row is dead (on_dead ran), on_success never did.

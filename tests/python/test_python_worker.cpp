@@ -250,9 +250,10 @@ TEST_CASE(
             CHECK(list_length(sys.redis, sys.keys().ready) == rest);
         }
 
-        // The ledger: every row but the dead one ran exactly once; nothing was set aside.
+        // The rest, taken five at a time (the take script; threads only); then the ledger:
+        // every row but the dead one ran exactly once, and nothing was set aside.
         {
-            PythonWorker last(sys, mode, "py-last", {"--threads", "2"});
+            PythonWorker last(sys, mode, "py-last", {"--threads", "2", "--batch", "5"});
             REQUIRE(eventually(
                 20s, [&] { return sys.rows_left() == 0; }, 50ms));
             last.process().signal(SIGTERM);

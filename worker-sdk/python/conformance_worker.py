@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import rowpump
 from rowpump.messages import percent_encode
@@ -157,6 +158,28 @@ class Counter:
             self._stop()
 
 
+class EarlySignals:
+    """SIGTERM/SIGINT from the very start: a signal that comes before run() has put its own
+    handlers in place (while Python starts, or right after "worker_id=" is printed) still
+    means "drain and exit 0", never the default action."""
+
+    def __init__(self) -> None:
+        self._requested = False
+        self._stop: Optional[Callable[[], None]] = None
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, self._on_signal)
+
+    def _on_signal(self, number: int, frame: object) -> None:
+        self._requested = True
+        if self._stop is not None:
+            self._stop()
+
+    def attach(self, stop: Callable[[], None]) -> None:
+        self._stop = stop
+        if self._requested:
+            stop()
+
+
 def outcome_for(a: Args, task: rowpump.Task) -> rowpump.Outcome:
     if a.fail_mode == "retry":
         delay = None if a.retry_delay_ms is None else a.retry_delay_ms / 1000
@@ -168,12 +191,13 @@ def outcome_for(a: Args, task: rowpump.Task) -> rowpump.Outcome:
     return rowpump.ok(a.values)
 
 
-def run_threads(a: Args, task_log: TaskLog) -> None:
+def run_threads(a: Args, task_log: TaskLog, signals: EarlySignals) -> None:
     worker = rowpump.Worker(
         a.queue, a.redis, threads=a.threads, batch=a.batch, worker_id=a.worker_id,
         heartbeat_ttl=a.heartbeat_ttl_ms / 1000, queue_wait=a.queue_wait_ms / 1000,
         fetch_timeout=a.fetch_timeout_ms / 1000,
         timeout=None if a.timeout_ms is None else a.timeout_ms / 1000)
+    signals.attach(worker.stop)
     print(f"worker_id={worker.worker_id}", flush=True)
     counter = Counter(a.max_tasks, worker.stop)
 
@@ -192,12 +216,13 @@ def run_threads(a: Args, task_log: TaskLog) -> None:
     worker.run(handle)
 
 
-def run_async(a: Args, task_log: TaskLog) -> None:
+def run_async(a: Args, task_log: TaskLog, signals: EarlySignals) -> None:
     worker = rowpump.AsyncWorker(
         a.queue, a.redis, concurrency=a.threads, worker_id=a.worker_id,
         heartbeat_ttl=a.heartbeat_ttl_ms / 1000, queue_wait=a.queue_wait_ms / 1000,
         fetch_timeout=a.fetch_timeout_ms / 1000,
         timeout=None if a.timeout_ms is None else a.timeout_ms / 1000)
+    signals.attach(worker.stop)
     print(f"worker_id={worker.worker_id}", flush=True)
     counter = Counter(a.max_tasks, worker.stop)
 
@@ -216,6 +241,7 @@ def run_async(a: Args, task_log: TaskLog) -> None:
 
 
 def main(argv: List[str]) -> int:
+    signals = EarlySignals()
     try:
         args = parse_args(argv)
     except BadFlags as e:
@@ -223,7 +249,7 @@ def main(argv: List[str]) -> int:
         return 2
     try:
         task_log = TaskLog(args.log)
-        (run_async if args.mode == "async" else run_threads)(args, task_log)
+        (run_async if args.mode == "async" else run_threads)(args, task_log, signals)
         return 0
     except (rowpump.Error, OSError) as e:
         print(f"conformance_worker: {e}", file=sys.stderr)

@@ -24,8 +24,9 @@ depends=$(dpkg-deb -f "$deb" Depends)
 dpkg-deb -x "$deb" "$work/root"
 site=$work/root/usr/lib/python3/dist-packages
 for file in rowpump/__init__.py rowpump/worker.py rowpump/async_worker.py rowpump/py.typed \
-    rowpump/lua/complete.lua rowpump/lua/take.lua rowpump/lua/leave.lua \
-    rowpump/lua/give_back.lua "rowpump-$version.dist-info/METADATA"; do
+    rowpump/details/serve_loop.py rowpump/protocol/messages.py \
+    rowpump/protocol/lua/complete.lua rowpump/protocol/lua/take.lua rowpump/protocol/lua/leave.lua \
+    rowpump/protocol/lua/give_back.lua "rowpump-$version.dist-info/METADATA"; do
     [[ -e $site/$file ]] || fail "the package lacks /usr/lib/python3/dist-packages/$file"
 done
 if find "$site" -name __pycache__ | grep -q .; then fail "the package ships __pycache__"; fi
@@ -36,7 +37,7 @@ import importlib.metadata
 import sys
 
 import rowpump
-from rowpump import scripts
+from rowpump.protocol import scripts
 
 site, version = sys.argv[1], sys.argv[2]
 assert rowpump.__file__.startswith(site), rowpump.__file__

@@ -17,8 +17,8 @@ cd "$scratch"  # not the source tree: the import must find the installed package
 "$scratch/venv/bin/python" - <<'PY'
 import pathlib
 import rowpump
-from rowpump import scripts
-from rowpump.messages import parse_ready
+from rowpump.protocol import scripts
+from rowpump.protocol.messages import parse_ready
 
 installed = pathlib.Path(rowpump.__file__).parent
 assert "venv" in str(installed), f"imported from {installed}, not from the venv"

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 import rowpump
-from rowpump.messages import percent_encode
+from rowpump.protocol.messages import percent_encode
 
 FAIL_MODES = ("none", "retry", "fail", "throw", "hang")
 

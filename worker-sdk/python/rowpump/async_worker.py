@@ -17,25 +17,25 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import scripts
-from .backoff import Backoff
-from .deadline import task_deadline_ms
-from .duration import Seconds, to_millis
+from .details.async_route import AsyncRoute
+from .details.backoff import Backoff
+from .details.deadline import task_deadline_ms
+from .details.held_tasks import ORPHAN_AGE
+from .details.membership import QUEUE_POLL, is_outage, unknown_queue
+from .details.options import validated
+from .details.reporter import refused_text, tasks_text
+from .details.worker_log import LogSink, WorkerLog, log_text
 from .errors import ConnectionError, Error
-from .held_tasks import ORPHAN_AGE
-from .keys import Keys
-from .membership import QUEUE_POLL, is_outage, unknown_queue
-from .messages import MalformedMessage, format_done, parse_ready, ready_message
-from .options import validated
 from .outcome import Outcome, retry
-from .outcome_check import DeclaredValues, checked_done_message
+from .protocol import scripts
+from .protocol.duration import Seconds, to_millis
+from .protocol.keys import Keys
+from .protocol.messages import MalformedMessage, format_done, parse_ready, ready_message
+from .protocol.outcome_check import DeclaredValues, checked_done_message
 from .redis_address import RedisAddress, as_address
-from .reporter import refused_text, tasks_text
-from .async_route import AsyncRoute
 from .signals import STOP_SIGNALS
 from .task import Task
 from .worker import COMMAND_TIMEOUT
-from .worker_log import LogSink, WorkerLog, log_text
 
 AsyncHandler = Callable[[Task], Awaitable[Outcome]]
 

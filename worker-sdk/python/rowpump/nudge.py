@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from redis.exceptions import RedisError
 
+from .details.route import Route
 from .errors import ConnectionError, Error
-from .keys import Keys, is_valid_name
+from .protocol.keys import Keys, is_valid_name
 from .redis_address import RedisAddress, as_address
-from .route import Route
 
 
 class Nudger:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional
 
-from .duration import Seconds, to_millis
+from .protocol.duration import Seconds, to_millis
 
 
 @dataclass(frozen=True)

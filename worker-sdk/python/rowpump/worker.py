@@ -8,23 +8,23 @@ from typing import Callable, List, Optional, TypeVar
 
 from redis.exceptions import RedisError
 
-from .duration import Seconds, to_millis
+from .details.fetcher import Fetcher
+from .details.held_tasks import HeldTasks
+from .details.membership import Membership
+from .details.options import validated
+from .details.reporter import Reporter
+from .details.route import Route
+from .details.serve_loop import ServeLoop
+from .details.worker_log import LogSink, WorkerLog
 from .errors import ConnectionError, Error
-from .fetcher import Fetcher
-from .held_tasks import HeldTasks
-from .keys import Keys
-from .messages import format_done, ready_message
-from .membership import Membership
-from .options import validated
 from .outcome import Outcome
-from .outcome_check import DeclaredValues, done_message
+from .protocol.duration import Seconds, to_millis
+from .protocol.keys import Keys
+from .protocol.messages import format_done, ready_message
+from .protocol.outcome_check import DeclaredValues, done_message
 from .redis_address import RedisAddress, as_address
-from .reporter import Reporter
-from .route import Route
-from .serve_loop import ServeLoop
 from .signals import stop_on_signals
 from .task import Task
-from .worker_log import LogSink, WorkerLog
 
 Handler = Callable[[Task], Outcome]
 T = TypeVar("T")

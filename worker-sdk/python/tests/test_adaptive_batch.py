@@ -2,7 +2,7 @@
 
 import unittest
 
-from rowpump.adaptive_batch import AdaptiveBatch
+from rowpump.details.adaptive_batch import AdaptiveBatch
 
 
 class AdaptiveBatchRule(unittest.TestCase):

@@ -4,7 +4,7 @@ import unittest
 from datetime import timedelta
 
 from rowpump import retry
-from rowpump.duration import format_duration, parse_duration, to_millis
+from rowpump.protocol.duration import format_duration, parse_duration, to_millis
 
 
 class Durations(unittest.TestCase):

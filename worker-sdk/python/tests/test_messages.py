@@ -3,7 +3,7 @@
 import unittest
 
 from rowpump import fail, ok, retry
-from rowpump.messages import (
+from rowpump.protocol.messages import (
     MalformedMessage,
     clip_reason,
     format_done,
@@ -13,7 +13,7 @@ from rowpump.messages import (
     percent_encode,
     ready_message,
 )
-from rowpump.outcome_check import done_message
+from rowpump.protocol.outcome_check import done_message
 from rowpump.task import Task
 
 TOKEN = "7F3A9C01D2E4B5A6-1-2A"

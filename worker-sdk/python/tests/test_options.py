@@ -3,10 +3,10 @@
 import unittest
 
 import rowpump
-from rowpump.deadline import HandlerRunner, call_handler, task_deadline_ms
-from rowpump.messages import parse_ready
+from rowpump.details.deadline import HandlerRunner, call_handler, task_deadline_ms
+from rowpump.details.worker_log import WorkerLog
+from rowpump.protocol.messages import parse_ready
 from rowpump.redis_address import RedisAddress, parse_endpoint
-from rowpump.worker_log import WorkerLog
 
 TOKEN = "7F3A9C01D2E4B5A6-1-2A"
 

@@ -3,8 +3,8 @@
 import unittest
 
 from rowpump import Error, fail, ok, retry
-from rowpump.messages import MAX_MESSAGE_BYTES, parse_ready
-from rowpump.outcome_check import (
+from rowpump.protocol.messages import MAX_MESSAGE_BYTES, parse_ready
+from rowpump.protocol.outcome_check import (
     DeclaredValues,
     checked_done_message,
     done_message,

@@ -5,7 +5,7 @@ import re
 import unittest
 from pathlib import Path
 
-from rowpump import scripts
+from rowpump.protocol import scripts
 
 ROOT = Path(__file__).resolve().parents[3]
 CPP_NAMES = {"complete": "kCompleteScript", "take": "kTakeScript", "leave": "kLeaveScript",

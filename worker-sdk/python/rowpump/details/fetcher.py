@@ -10,14 +10,14 @@ from typing import Any, List, Optional
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import scripts
 from .held_tasks import HeldTasks
-from .keys import Keys
-from .messages import MalformedMessage, parse_ready
 from .options import Options
 from .route import Route
-from .task import Task
 from .worker_log import WorkerLog, log_text
+from ..protocol import scripts
+from ..protocol.keys import Keys
+from ..protocol.messages import MalformedMessage, parse_ready
+from ..task import Task
 
 
 class Fetcher:

@@ -16,13 +16,13 @@ from .adaptive_batch import AdaptiveBatch
 from .backoff import Backoff
 from .deadline import Handler, HandlerRunner, task_deadline_ms
 from .fetcher import Fetcher
-from .messages import ready_message
 from .options import Options
-from .outcome_check import DeclaredValues, checked_done_message
 from .reporter import Report, Reporter
 from .route import Route
-from .task import Task
 from .worker_log import WorkerLog
+from ..protocol.messages import ready_message
+from ..protocol.outcome_check import DeclaredValues, checked_done_message
+from ..task import Task
 
 
 class ServeLoop:

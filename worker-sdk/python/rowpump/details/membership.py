@@ -16,14 +16,14 @@ from redis.exceptions import (
     TimeoutError as RedisTimeoutError,
 )
 
-from . import scripts
 from .backoff import Backoff
-from .errors import ConnectionError, Error
-from .keys import Keys
 from .options import Options
-from .outcome_check import DeclaredValues
 from .route import Route
 from .worker_log import WorkerLog, log_text
+from ..errors import ConnectionError, Error
+from ..protocol import scripts
+from ..protocol.keys import Keys
+from ..protocol.outcome_check import DeclaredValues
 
 QUEUE_POLL = 0.2
 """Seconds between looks for the queue's meta while waiting for it."""

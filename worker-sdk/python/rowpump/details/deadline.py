@@ -12,9 +12,9 @@ import queue
 import threading
 from typing import Callable, List, Optional
 
-from .outcome import Outcome, retry
-from .task import Task
 from .worker_log import WorkerLog, log_text
+from ..outcome import Outcome, retry
+from ..task import Task
 
 Handler = Callable[[Task], Outcome]
 

@@ -8,14 +8,14 @@ from typing import List, Optional, Sequence, Tuple
 
 from redis.exceptions import RedisError
 
-from . import scripts
 from .backoff import Backoff
-from .keys import Keys
-from .messages import ready_message
 from .options import Options
 from .route import Route
-from .task import Task
 from .worker_log import WorkerLog, log_text
+from ..protocol import scripts
+from ..protocol.keys import Keys
+from ..protocol.messages import ready_message
+from ..task import Task
 
 Report = Tuple[Task, str]
 """A task and its done message."""

@@ -7,7 +7,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .duration import format_duration
-from .task import Task
+from ..task import Task
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """The longest done message the dispatcher accepts."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import threading
 from typing import List, Sequence
 
-from .errors import Error
 from .messages import MAX_MESSAGE_BYTES, clip_reason, format_done
-from .outcome import Outcome, retry
-from .task import Task
+from ..errors import Error
+from ..outcome import Outcome, retry
+from ..task import Task
 
 
 def parse_values(csv: str) -> List[str]:

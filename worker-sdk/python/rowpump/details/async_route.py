@@ -13,8 +13,8 @@ from redis.asyncio.sentinel import Sentinel
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
-from .redis_address import RedisAddress
 from .route import client_options, is_broken
+from ..redis_address import RedisAddress
 
 
 class AsyncRoute:

@@ -15,8 +15,8 @@ import time
 from collections import Counter
 from typing import Any, Callable, Optional, Set
 
-from . import scripts
 from .worker_log import WorkerLog
+from ..protocol import scripts
 
 ORPHAN_AGE = 1.0
 """Seconds: a reply in flight reaches its thread well within this."""

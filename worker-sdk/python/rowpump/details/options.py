@@ -9,10 +9,10 @@ import socket
 from dataclasses import dataclass
 from typing import Optional
 
-from .duration import Seconds, to_millis
-from .errors import Error
-from .keys import is_valid_name
-from .redis_address import RedisAddress
+from ..errors import Error
+from ..protocol.duration import Seconds, to_millis
+from ..protocol.keys import is_valid_name
+from ..redis_address import RedisAddress
 
 MIN_HEARTBEAT_TTL_MS = 200
 

@@ -18,7 +18,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ReadOnlyError, TimeoutError as RedisTimeoutError
 from redis.sentinel import Sentinel
 
-from .redis_address import RedisAddress
+from ..redis_address import RedisAddress
 
 _NODE_GONE = ("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "MASTERDOWN", "UNBLOCKED",
               "LOADING")

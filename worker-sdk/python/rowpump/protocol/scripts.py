@@ -1,4 +1,4 @@
-"""The Lua scripts a worker runs, kept as package data in ``rowpump/lua/`` (the same text as
+"""The Lua scripts a worker runs, kept as package data in ``rowpump/protocol/lua/`` (the same text as
 ``common/src/scripts.cpp``; a unit test checks that). Each is sent with EVALSHA first and
 with EVAL when Redis does not have it (NOSCRIPT), like the C++ SDK's ``Script``."""
 
@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from redis.exceptions import NoScriptError
 
 SCRIPT_NAMES = ("complete", "take", "leave", "give_back")
-"""The scripts a worker uses, by file name (``rowpump/lua/<name>.lua``)."""
+"""The scripts a worker uses, by file name (``rowpump/protocol/lua/<name>.lua``)."""
 
 
 @dataclass(frozen=True)

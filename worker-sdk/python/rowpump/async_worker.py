@@ -75,6 +75,7 @@ class AsyncWorker:
         self._reply_lost = False
         self._suspects: Optional[Set[str]] = None
         self._suspects_at = 0.0
+        self._looking = False  # a coroutine is looking for orphans
         self._beat_on = ""
         self.bad_messages = 0
 
@@ -110,13 +111,17 @@ class AsyncWorker:
                 return
             beating = asyncio.ensure_future(self._beat_loop())
             try:
-                await asyncio.gather(
-                    *(self._serve(handler) for _ in range(self._options.threads))
+                results = await asyncio.gather(
+                    *(self._serve_until_error(handler) for _ in range(self._options.threads)),
+                    return_exceptions=True,
                 )
             finally:
                 beating.cancel()
                 await asyncio.gather(beating, return_exceptions=True)
                 await self._leave()
+            for result in results:
+                if isinstance(result, BaseException):
+                    raise result
         finally:
             for number in installed:
                 loop.remove_signal_handler(number)
@@ -231,6 +236,14 @@ class AsyncWorker:
 
     # --- serving ----------------------------------------------------------------------
 
+    async def _serve_until_error(self, handler: AsyncHandler) -> None:
+        """A failure of the worker itself (a bug) stops the other coroutines too; they drain."""
+        try:
+            await self._serve(handler)
+        except BaseException:
+            self._stop.set()
+            raise
+
     async def _serve(self, handler: AsyncHandler) -> None:
         backoff = Backoff()
         while not self._stop.is_set():
@@ -296,28 +309,43 @@ class AsyncWorker:
             return task
 
     async def _give_back_orphans(self) -> None:
-        if not self._reply_lost and self._suspects is None:
+        """HeldTasks.give_back_orphans for coroutines: one looks at a time (the others go on
+        fetching), and a look that fails is tried again."""
+        if self._looking or (not self._reply_lost and self._suspects is None):
             return
+        self._looking = True
+        try:
+            await self._look_for_orphans()
+        finally:
+            self._looking = False
+
+    async def _look_for_orphans(self) -> None:
         route = self._routed()
         now = time.monotonic()
-        if self._suspects is None:
-            self._reply_lost = False
-            listed = await route.run(lambda c: c.lrange(self._processing, 0, -1))
+        suspects = self._suspects
+        if suspects is None:
+            self._reply_lost = False  # a reply lost from now on starts a look of its own
+            try:
+                listed = await route.run(lambda c: c.lrange(self._processing, 0, -1))
+            except BaseException:
+                self._reply_lost = True
+                raise
             self._suspects = {m for m in listed if m not in self._held} or None
             self._suspects_at = now
             return
         if now - self._suspects_at < ORPHAN_AGE:
             return
         listed = await route.run(lambda c: c.lrange(self._processing, 0, -1))
-        args = [m for m in sorted(set(listed) & self._suspects) if m not in self._held
+        args = [m for m in sorted(set(listed) & suspects) if m not in self._held
                 for _ in (0, 1)]
-        self._suspects = None
+        moved = 0
         if args:
             moved = await route.run(lambda c: scripts.COMPLETE.call_async(
                 c, [self._processing, self._keys.ready], args))
-            if moved:
-                self._log.line(f"gave back {moved} task(s) that a fetch had moved into "
-                               f"{self._processing} but whose reply was lost")
+        self._suspects = None  # only now: a look that failed is tried again
+        if moved:
+            self._log.line(f"gave back {moved} task(s) that a fetch had moved into "
+                           f"{self._processing} but whose reply was lost")
 
     async def _report(self, task: Task, done: str) -> None:
         reports = [(task, done)]

@@ -3,8 +3,9 @@
 // after another, each with rows of its own and one worker at a time: every row done exactly
 // once (the `runs` column counts on_success), a retry then a success, a lease extended by a
 // task in hand, a fail that leaves the row dead, a hung handler cut off by its deadline, a
-// SIGKILLed worker's tasks taken back and done by the next one, and a SIGTERM that lets the
-// tasks in hand finish. Twice: with rowpump.Worker (threads) and rowpump.AsyncWorker (asyncio).
+// SIGKILLed worker's tasks taken back and done by the next one, a SIGTERM that lets the
+// tasks in hand finish, and a task given back after its fetch's reply was lost. Twice: with
+// rowpump.Worker (threads) and rowpump.AsyncWorker (asyncio).
 
 #include <signal.h>
 
@@ -20,6 +21,7 @@
 #include "rowpump/testing/e2e_system.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"
+#include "rowpump/testing/reply_cut_proxy.hpp"
 
 using namespace rowpump::testing;
 
@@ -99,7 +101,7 @@ std::map<std::string, int> times_handled(const std::vector<HandledTask>& tasks) 
 
 TEST_CASE(
     "e2e: the Python SDK's conformance worker: exactly once, retry, extend, fail, deadline, "
-    "SIGKILL take-back, SIGTERM drain",
+    "SIGKILL take-back, SIGTERM drain, lost reply",
     "[e2e][python]") {
     const std::string mode = GENERATE(as<std::string>{}, "thread", "async");
     INFO("--mode " << mode);
@@ -234,6 +236,30 @@ TEST_CASE(
             }
             next.process().signal(SIGTERM);
             next.expect_clean_exit();
+        }
+
+        // A fetch whose reply never arrives (the proxy cuts the connection, Redis moved the
+        // task all the same): the worker notices that none of its threads holds the task and
+        // gives it back, and it runs once (the lease, 5m, would come far too late).
+        {
+            ReplyCutProxy proxy(sys.bed.redis.port(), "\r\n5005:");
+            PythonWorker cut(
+                sys, mode, "py-cut",
+                {"--threads", "2", "--batch", "1", "--redis-port", std::to_string(proxy.port())});
+            REQUIRE(eventually(10s, [&] {
+                return sys.redis.command({"EXISTS", sys.keys().heartbeat("py-cut")}).integer() == 1;
+            }));
+            insert_e2e_rows(sys.db, 5005, 1);
+            REQUIRE(eventually(10s, [&] { return proxy.cut(); }));
+            const bool done = eventually(20s, [&] { return row_sql(sys, "runs", 5005) == "1"; });
+            INFO("py-cut output:\n" << cut.output());
+            REQUIRE(done);
+            const auto handled = cut.handled();
+            REQUIRE(handled.size() == 1);
+            CHECK(handled[0].id == "5005");
+            CHECK(cut.output().find("whose reply was lost") != std::string::npos);
+            cut.process().signal(SIGTERM);
+            cut.expect_clean_exit();
         }
 
         // SIGTERM with tasks in hand: they finish and are reported; the rest stay due.

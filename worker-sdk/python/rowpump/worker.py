@@ -178,6 +178,7 @@ class Worker:
         if lease_ms <= 0:
             raise Error("extend: the lease must be positive")
         text = format_done(task, "extend", lease_ms=lease_ms)
+
         def push() -> None:
             self._route.run(lambda c: c.rpush(self._keys.done, text))
 

@@ -1,0 +1,206 @@
+"""A worker's membership of its queue (worker-sdk/src/membership.cpp): joining (the queue is
+announced, the heartbeat beats), staying listed, and leaving."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Optional
+
+from redis.exceptions import (
+    AuthenticationError,
+    AuthorizationError,
+    BusyLoadingError,
+    ConnectionError as RedisConnectionError,
+    RedisError,
+    TimeoutError as RedisTimeoutError,
+)
+
+from .backoff import Backoff
+from .options import Options
+from .route import Route
+from .worker_log import WorkerLog, log_text
+from ..errors import ConnectionError, Error
+from ..protocol import scripts
+from ..protocol.keys import Keys
+from ..protocol.outcome_check import DeclaredValues
+
+QUEUE_POLL = 0.2
+"""Seconds between looks for the queue's meta while waiting for it."""
+
+
+def unknown_queue(options: Options, keys: Keys) -> Error:
+    return Error(
+        f"unknown queue '{options.queue}': no dispatcher has announced it "
+        f"(key {keys.meta} is missing)"
+    )
+
+
+def is_outage(error: BaseException) -> bool:
+    """An error that waiting can fix; any other error at start-up is a configuration
+    problem (wrong password, missing ACL permission, a key of the wrong type)."""
+    if isinstance(error, (AuthenticationError, AuthorizationError)):
+        return False
+    return isinstance(error, (RedisConnectionError, RedisTimeoutError, BusyLoadingError))
+
+
+class Membership:
+    def __init__(
+        self,
+        options: Options,
+        keys: Keys,
+        route: Route,
+        declared: DeclaredValues,
+        log: WorkerLog,
+        stop: threading.Event,
+    ) -> None:
+        self._options = options
+        self._keys = keys
+        self._processing = keys.processing(options.worker_id)
+        self._heartbeat_key = keys.heartbeat(options.worker_id)
+        self._route = route
+        self._declared = declared
+        self._log = log
+        self._stop = stop
+        self._lock = threading.Lock()
+        self._joined = False
+        self._beat_on = ""  # the node of the last beat that went through
+        self._quit: Optional[threading.Event] = None
+        self._thread: Optional[threading.Thread] = None
+
+    def join(self, survive_outages: bool) -> bool:
+        """Before the first fetch; returns at once when already joined. With
+        ``survive_outages``, waits out Redis outages and returns False if stop came first;
+        without, raises ConnectionError. Raises Error when the queue stays unknown past
+        ``queue_wait``."""
+        if self._joined:
+            return True
+        with self._lock:
+            if self._joined:
+                return True
+            deadline = time.monotonic() + self._options.queue_wait_ms / 1000
+            backoff = Backoff()
+            while True:
+                try:
+                    if not self._wait_for_queue(deadline, survive_outages):
+                        return False
+                    # The first beat precedes the first fetch: the dispatcher never sees
+                    # tasks in our processing list without a heartbeat.
+                    self._beat()
+                    break
+                except RedisError as e:
+                    self._route.broken(e)
+                    if not is_outage(e):
+                        raise Error(f"redis {self._options.redis.describe()}: {e}") from e
+                    if not survive_outages:
+                        raise ConnectionError(str(e)) from e
+                    self._log.redis_failed(e)
+                if self._stop.wait(backoff.next()):
+                    return False
+            self._quit = threading.Event()
+            self._thread = threading.Thread(
+                target=self._beat_loop, args=(self._quit,), name="rowpump-heartbeat", daemon=True
+            )
+            self._thread.start()
+            self._joined = True
+            return True
+
+    def _wait_for_queue(self, deadline: float, stoppable: bool) -> bool:
+        while True:
+            def look(client):  # type: ignore[no-untyped-def]
+                pipe = client.pipeline(transaction=False)
+                pipe.exists(self._keys.meta)
+                pipe.hget(self._keys.meta, "values")
+                return pipe.execute()
+
+            exists, values = self._route.run(look)
+            if exists:
+                self._declared.update(values or "")
+                return True
+            now = time.monotonic()
+            if now >= deadline:
+                raise unknown_queue(self._options, self._keys)
+            if stoppable and self._stop.is_set():
+                return False
+            time.sleep(min(QUEUE_POLL, deadline - now))
+
+    def _beat(self) -> None:
+        # With Sentinel or Cluster, the queue's node changing means a failover (or a
+        # resharding), which may have lost reports: the tasks in our processing list go back
+        # (README "What a failover costs"). Judged by the node, not by a failure.
+        replicated = self._options.redis.replicated
+        node = self._route.node() if replicated else ""
+        if replicated and self._beat_on and node != self._beat_on:
+            self._give_back()
+
+        def beat(client):  # type: ignore[no-untyped-def]
+            pipe = client.pipeline(transaction=False)
+            # SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
+            pipe.set(self._heartbeat_key, self._options.worker_id,
+                     px=self._options.heartbeat_ttl_ms)
+            pipe.sadd(self._keys.workers, self._options.worker_id)
+            pipe.hget(self._keys.meta, "values")
+            return pipe.execute()
+
+        _, _, values = self._route.run(beat)
+        if values is not None:  # the dispatcher may be restarted with another on_success
+            self._declared.update(values)
+        self._log.redis_ok()
+        self._beat_on = node
+
+    def _give_back(self) -> None:
+        given = self._route.run(
+            lambda c: scripts.GIVE_BACK.call(c, [self._processing, self._keys.ready], [])
+        )
+        if given:
+            self._log.line(
+                f"Redis failed over: gave {given} task(s) in hand back to the ready list; "
+                "they run again"
+            )
+
+    def _beat_loop(self, quit_event: threading.Event) -> None:
+        interval = self._options.heartbeat_interval_ms / 1000
+        backoff = Backoff()
+        wait = interval
+        while not quit_event.wait(wait):
+            try:
+                self._beat()
+                backoff.reset()
+                wait = interval
+            except RedisError as e:
+                self._log.redis_failed(e)
+                wait = min(backoff.next(), interval)
+            except Exception as e:  # a bug must not stop the heartbeat silently
+                self._log.line(f"heartbeat failed: {log_text(repr(e))}")
+                wait = min(backoff.next(), interval)
+
+    def leave(self) -> None:
+        """Stops the heartbeat and signs off (deletes the heartbeat; unlists the worker if
+        its processing list is empty); the next join starts over."""
+        with self._lock:
+            if not self._joined:
+                return
+            assert self._quit is not None and self._thread is not None
+            self._quit.set()  # first, so no beat can list us again after we leave
+            self._thread.join()
+            self._joined = False
+            keys = [self._heartbeat_key, self._processing, self._keys.workers]
+            backoff = Backoff()
+            for attempt in (1, 2, 3):
+                try:
+                    left = self._route.run(
+                        lambda c: scripts.LEAVE.call(c, keys, [self._options.worker_id])
+                    )
+                    if left:
+                        self._log.line(
+                            f"{left} task(s) left in {self._processing}; "
+                            "the dispatcher takes them back"
+                        )
+                    return
+                except RedisError as e:
+                    if attempt == 3:
+                        self._log.line(
+                            f"could not sign off ({e}); the heartbeat lapses on its own"
+                        )
+                        return
+                time.sleep(backoff.next())

@@ -104,7 +104,8 @@ function checkedDoneMessage(task, outcome, declared) {
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);
-  return `a ${typeof value === 'object' ? (value.constructor && value.constructor.name) || 'object' : typeof value}`;
+  if (typeof value === 'object') return `an object (${(value.constructor && value.constructor.name) || 'no class'})`;
+  return `a ${typeof value}`;
 }
 
 module.exports = { DeclaredValues, parseValueNames, valueProblem, doneMessage, checkedDoneMessage };

@@ -19,6 +19,7 @@
 #include "rowpump/testing/e2e_system.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"
+#include "rowpump/testing/reply_cut_proxy.hpp"
 
 using namespace rowpump::testing;
 
@@ -197,6 +198,24 @@ TEST_CASE("e2e: the Node.js worker SDK runs the protocol end to end", "[e2e][nod
     CHECK(!exists(sys.redis, keys.heartbeat("node-drainer")));
     CHECK(!is_member(sys.redis, keys.workers, "node-drainer"));
     ledger.push_back(std::move(drainer));
+
+    // A fetch whose reply is lost (the connection breaks after Redis moved the task): the
+    // worker finds the task in its processing list, held by no slot, and gives it back.
+    ReplyCutProxy proxy(sys.bed.redis.port(), "\r\n4242:");
+    auto cut = start_worker(sys, "node-cut", {"--redis-port", std::to_string(proxy.port())});
+    insert_e2e_rows(sys.db, 4242, 1);
+    REQUIRE(eventually(10s, [&] { return proxy.cut(); }));
+    const bool given_back = eventually(
+        20s, [&] { return rows_pending(sys) == 0; }, 50ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary() << "; worker output:\n"
+                                            << cut->output());
+    REQUIRE(given_back);
+    CHECK(cut->handled().size() == 1);
+    CHECK(cut->output().find("gave back 1 task(s) that a fetch had moved into") !=
+          std::string::npos);
+    cut->process().signal(SIGTERM);
+    require_clean_exit(*cut);
+    ledger.push_back(std::move(cut));
 
     // The ledger: every row but the dead one succeeded exactly once, in the table and in the
     // logs of the workers that report ok; nothing was malformed or stale.

@@ -31,13 +31,14 @@ class Fetcher {
       try {
         if (left > 0) {
           const block = Math.min(left, this.maxBlock);
-          message = await client.callBuffer('BLMOVE', keys.ready, keys.processing, 'LEFT', 'RIGHT', secondsText(block));
+          message = await client.command(['BLMOVE', keys.ready, keys.processing, 'LEFT', 'RIGHT', secondsText(block)],
+            { buffers: true, blockMs: block });
           if (!message && block < left) {
             if (this.worker.stopping) return null;
             continue; // the next block
           }
         } else {
-          message = await client.callBuffer('LMOVE', keys.ready, keys.processing, 'LEFT', 'RIGHT');
+          message = await client.command(['LMOVE', keys.ready, keys.processing, 'LEFT', 'RIGHT'], { buffers: true });
         }
       } catch (e) {
         if (!isReplyError(e)) held.fetchReplyLost(); // Redis may have moved a task we never heard of
@@ -62,7 +63,8 @@ class Fetcher {
     try {
       if (this.blocks(count)) {
         const block = Math.min(options.fetchTimeout, this.maxBlock);
-        const message = await client.callBuffer('BLMOVE', keys.ready, keys.processing, 'LEFT', 'RIGHT', secondsText(block));
+        const message = await client.command(['BLMOVE', keys.ready, keys.processing, 'LEFT', 'RIGHT', secondsText(block)],
+          { buffers: true, blockMs: block });
         return message ? [message] : [];
       }
       return await scripts.take.run(client, [keys.ready, keys.processing], [String(count)], { buffers: true });

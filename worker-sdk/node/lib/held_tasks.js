@@ -82,7 +82,7 @@ class HeldTasks {
   }
 
   async unheld(client) {
-    const listed = await client.callBuffer('LRANGE', this.keys.processing, 0, -1);
+    const listed = await client.command(['LRANGE', this.keys.processing, 0, -1], { buffers: true });
     const out = new Set();
     for (const bytes of listed) {
       const message = bytes.toString('latin1');

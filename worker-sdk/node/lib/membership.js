@@ -3,7 +3,7 @@
 // announced, the first heartbeat), the heartbeat every heartbeatInterval, and leaving.
 
 const { RowpumpError } = require('./errors');
-const { createClient, describeRedis, isReplicated, isReplyError, nodeOf, watchErrors, backoffMs } = require('./connections');
+const { Connection, describeRedis, isReplicated, isReplyError, backoffMs } = require('./connections');
 const { scripts } = require('./scripts');
 
 const QUEUE_POLL_MS = 200;
@@ -46,7 +46,10 @@ class Membership {
   async waitForQueue(client, deadline) {
     const { keys, options } = this.worker;
     for (;;) {
-      const [exists, values] = await Promise.all([client.exists(keys.meta), client.hget(keys.meta, 'values')]);
+      const [exists, values] = await Promise.all([
+        client.command(['EXISTS', keys.meta]),
+        client.command(['HGET', keys.meta, 'values']),
+      ]);
       if (exists === 1) {
         this.worker.declared.update(values || '');
         return true;
@@ -65,9 +68,9 @@ class Membership {
     const { keys, options, log } = this.worker;
     // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
     const [, , values] = await Promise.all([
-      client.set(keys.heartbeat, options.workerId, 'PX', options.heartbeatTtl),
-      client.sadd(keys.workers, options.workerId),
-      client.hget(keys.meta, 'values'),
+      client.command(['SET', keys.heartbeat, options.workerId, 'PX', options.heartbeatTtl]),
+      client.command(['SADD', keys.workers, options.workerId]),
+      client.command(['HGET', keys.meta, 'values']),
     ]);
     // The dispatcher may be restarted with another on_success: follow it.
     if (values !== null) this.worker.declared.update(values);
@@ -75,7 +78,7 @@ class Membership {
     // which may have lost reports: the tasks in our processing list go back. Judged by the
     // node, not by a failure: this client may have reached the new master without ever
     // failing, while other clients wrote to the old one.
-    const node = nodeOf(client, keys.heartbeat);
+    const node = client.node(keys.heartbeat);
     if (isReplicated(options.redis) && this.beatOn && node && node !== this.beatOn) await this.giveBack(client);
     if (node) this.beatOn = node;
     log.redisOk();
@@ -92,7 +95,7 @@ class Membership {
 
   startHeartbeat() {
     const { options, log } = this.worker;
-    const client = watchErrors(createClient(options.redis, { connectionName: `rowpump-worker-${options.workerId}-heartbeat` }), log);
+    const client = new Connection(options.redis, { connectionName: `rowpump-worker-${options.workerId}-heartbeat`, log });
     const hb = { client, timer: null, beating: null, attempt: 0 };
     const schedule = (ms) => {
       hb.timer = setTimeout(() => {

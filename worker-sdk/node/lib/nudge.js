@@ -4,7 +4,7 @@
 // PUBLISH rowpump:{<queue>}:nudge 1 (README.md, "Nudging the dispatcher").
 
 const { RowpumpError } = require('./errors');
-const { createClient } = require('./connections');
+const { Connection } = require('./connections');
 const { queueKeys } = require('./keys');
 const { isValidName } = require('./messages');
 
@@ -24,11 +24,8 @@ class Nudger {
   }
 
   async nudge() {
-    if (!this.client) {
-      this.client = createClient(this.redis);
-      this.client.on('error', () => {}); // the failing PUBLISH says it
-    }
-    await this.client.publish(this.channel, '1');
+    if (!this.client) this.client = new Connection(this.redis); // a failing PUBLISH says what failed
+    await this.client.command(['PUBLISH', this.channel, '1']);
   }
 
   close() {

@@ -14,10 +14,9 @@ class Script {
     this.sha = crypto.createHash('sha1').update(this.body).digest('hex');
   }
 
-  // `client`: an ioredis Redis or Cluster. Replies as Buffers when `buffers`.
-  async run(client, keys, args, { buffers = false } = {}) {
-    const call = (verb, script) => (buffers ? client.callBuffer : client.call)
-      .call(client, verb, script, keys.length, ...keys, ...args);
+  // `connection`: a Connection (connections.js). Replies as Buffers when `buffers`.
+  async run(connection, keys, args, { buffers = false } = {}) {
+    const call = (verb, script) => connection.command([verb, script, keys.length, ...keys, ...args], { buffers });
     try {
       return await call('EVALSHA', this.sha);
     } catch (e) {

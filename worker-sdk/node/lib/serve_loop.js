@@ -4,7 +4,7 @@
 // `concurrency` slots run at once, each with a Redis connection of its own.
 
 const { AdaptiveBatch } = require('./adaptive_batch');
-const { createClient, isReplyError, watchErrors, backoffMs } = require('./connections');
+const { Connection, isReplyError, backoffMs } = require('./connections');
 const { checkedDoneMessage } = require('./outcome_check');
 const { runHandler, taskDeadline } = require('./handler_run');
 const { logText } = require('./log_text');
@@ -14,10 +14,10 @@ class ServeLoop {
   constructor(worker, handler, slot) {
     this.worker = worker;
     this.handler = handler;
-    this.client = watchErrors(createClient(worker.options.redis, {
-      longestBlockMs: worker.longestBlock,
+    this.client = new Connection(worker.options.redis, {
       connectionName: `rowpump-worker-${worker.options.workerId}-${slot}`,
-    }), worker.log);
+      log: worker.log,
+    });
     this.hand = []; // taken, waiting for the handler
     this.reports = []; // handled, waiting to be reported
     this.handlingMs = 0; // the handler's time on the reports waiting

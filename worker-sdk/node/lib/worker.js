@@ -3,7 +3,7 @@
 // `concurrency` of them at once and reports each outcome, until stop().
 
 const { RowpumpError } = require('./errors');
-const { createClient, watchErrors } = require('./connections');
+const { Connection } = require('./connections');
 const { DeclaredValues } = require('./outcome_check');
 const { Fetcher } = require('./fetcher');
 const { formatDone } = require('./messages');
@@ -70,7 +70,7 @@ class Worker {
     let finish;
     this.finished = new Promise((resolve) => { finish = resolve; });
     const unhook = this.options.handleSignals ? this.hookSignals() : () => {};
-    this.control = watchErrors(createClient(this.options.redis, { connectionName: `rowpump-worker-${this.options.workerId}` }), this.log);
+    this.control = new Connection(this.options.redis, { connectionName: `rowpump-worker-${this.options.workerId}`, log: this.log });
     try {
       if (!(await this.membership.join(this.control))) return;
       await this.serve(handler);
@@ -113,7 +113,7 @@ class Worker {
     }
     if (!this.control) throw new RowpumpError('extend: the worker is not running');
     const done = Buffer.from(formatDone({ head: doneHead(task), verb: 'extend', leaseMs }), 'latin1');
-    await this.control.rpush(this.keys.done, done);
+    await this.control.command(['RPUSH', this.keys.done, done]);
   }
 
   // SIGTERM or SIGINT: drain and stop; a second one ends the process at once.

@@ -66,7 +66,7 @@ class Worker {
   // is unknown or Redis refuses the login. Redis outages are waited out.
   async run(handler) {
     if (typeof handler !== 'function') throw new TypeError('run: the handler must be a function');
-    if (this.finished) throw new RowpumpError('run: this worker is already running');
+    if (this.finished) throw new RowpumpError('run: a Worker runs once (create another one)');
     let finish;
     this.finished = new Promise((resolve) => { finish = resolve; });
     const unhook = this.options.handleSignals ? this.hookSignals() : () => {};

@@ -187,10 +187,18 @@ TEST_CASE("e2e: the Node.js worker SDK runs the protocol end to end", "[e2e][nod
     ledger.push_back(std::move(survivor));
 
     // SIGTERM with tasks in hand: they finish and are reported, then the worker signs off.
-    auto drainer = start_worker(sys, "node-drainer", {}, 4, std::chrono::milliseconds(1500));
+    // Each task first extends its claim past the queue's lease of 5 minutes.
+    auto drainer = start_worker(sys, "node-drainer", {"--extend-ms", "600000"}, 4,
+                                std::chrono::milliseconds(5000));
     insert_e2e_rows(sys.db, 3001, 4);
     REQUIRE(
         eventually(20s, [&] { return list_length(sys.redis, drainer->processing_key()) == 4; }));
+    CHECK(eventually(4s, [&] {
+        return sys.db.scalar(
+                   "SELECT COUNT(*) FROM user_block_status WHERE user_id BETWEEN 3001 AND 3004 "
+                   "AND rp_lease_until > NOW(3) + INTERVAL 8 MINUTE") == 4;
+    }));
+    CHECK(drainer->handled().empty());  // all 4 still working when the signal comes
     drainer->process().signal(SIGTERM);
     require_clean_exit(*drainer, 15s);
     CHECK(drainer->handled().size() == 4);

@@ -12,22 +12,28 @@ function escapedChar(ch) {
   if (ch === '\t') return '\\t';
   const code = ch.codePointAt(0);
   if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
-    return [...Buffer.from(ch, 'utf8')].map((b) => '\\x' + b.toString(16).toUpperCase().padStart(2, '0')).join('');
+    return [...Buffer.from(ch, 'utf8')].map(hexEscape).join('');
   }
   return ch;
 }
 
-// `text`: a string, or a Buffer (bytes that are not UTF-8 are shown as \xNN).
-function logText(text, maxBytes = LOG_TEXT_BYTES) {
-  let pieces;
-  if (Buffer.isBuffer(text)) {
-    const decoded = new TextDecoder('utf-8', { fatal: false }).decode(text);
-    // U+FFFD stands for bytes that were not UTF-8 (or for itself): show the bytes instead.
-    pieces = Buffer.from(decoded, 'utf8').equals(text) ? [...decoded].map(escapedChar)
-      : [...text.toString('latin1')].map((c) => (c.charCodeAt(0) >= 0x80 ? '\\x' + c.charCodeAt(0).toString(16).toUpperCase() : escapedChar(c)));
-  } else {
-    pieces = [...String(text)].map(escapedChar);
+function hexEscape(byte) {
+  return '\\x' + byte.toString(16).toUpperCase().padStart(2, '0');
+}
+
+// The characters of `text` (a string, or a Buffer: bytes that are not UTF-8 show as \xNN),
+// each escaped.
+function escapedPieces(text) {
+  if (!Buffer.isBuffer(text)) return [...String(text)].map(escapedChar);
+  try {
+    return [...new TextDecoder('utf-8', { fatal: true }).decode(text)].map(escapedChar);
+  } catch {
+    return [...text].map((byte) => (byte < 0x80 ? escapedChar(String.fromCharCode(byte)) : hexEscape(byte)));
   }
+}
+
+function logText(text, maxBytes = LOG_TEXT_BYTES) {
+  const pieces = escapedPieces(text);
   let out = '';
   let bytes = 0;
   for (const piece of pieces) {

@@ -40,7 +40,8 @@ elif (($#)); then
 fi
 
 # Node.js and npm drive the browser test (playwright-core, tests/browser/package-lock.json)
-# and run BullMQ for the peers benchmark.
+# and run BullMQ for the peers benchmark, and the Node.js worker SDK (worker-sdk/node, its
+# packages pinned by package-lock.json; tests/node/npm_ci.sh installs them).
 # Machines that already have a Node.js with npm keep it.
 command -v npm >/dev/null || packages+=(nodejs npm)
 

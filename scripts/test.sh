@@ -27,5 +27,7 @@ if ! cmp -s "$browser/package-lock.json" "$browser/node_modules/.installed-lock.
     (cd "$browser" && npm ci --no-audit --no-fund --loglevel=error)
     cp "$browser/package-lock.json" "$browser/node_modules/.installed-lock.json"
 fi
+# The Node.js worker SDK's packages (ioredis, and typescript for its type test), likewise.
+"$ROWPUMP_ROOT/tests/node/npm_ci.sh" "$ROWPUMP_ROOT/worker-sdk/node"
 "$ROWPUMP_ROOT/scripts/build.sh" "${build_args[@]}"
 exec ctest --test-dir "$build_dir" --output-on-failure -j2 "$@"

@@ -71,6 +71,8 @@ void ReplyCutProxy::run() {
             fds.push_back({p.server, POLLIN, 0});
         }
         if (::poll(fds.data(), fds.size(), 50) <= 0) continue;
+        // A pair accepted below has no pollfd in `fds` yet: it is polled from the next round.
+        const std::size_t polled = pairs.size();
         if (fds[0].revents & POLLIN) {
             const int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
             const int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -86,6 +88,10 @@ void ReplyCutProxy::run() {
         std::vector<Pair> open;
         for (std::size_t i = 0; i < pairs.size(); ++i) {
             const Pair p = pairs[i];
+            if (i >= polled) {
+                open.push_back(p);
+                continue;
+            }
             bool alive = true;
             for (const bool from_server : {false, true}) {
                 const pollfd& f = fds[1 + 2 * i + (from_server ? 1 : 0)];

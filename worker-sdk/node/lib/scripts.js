@@ -1,0 +1,43 @@
+'use strict';
+// The Lua scripts a worker runs, from lua/*.lua (each the same text as its constant in
+// common/src/scripts.cpp; test/scripts.test.js checks). Run as the C++ SDK runs them:
+// EVALSHA, and EVAL when Redis answers NOSCRIPT (a restart emptied its script cache).
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+
+class Script {
+  constructor(name) {
+    this.name = name;
+    this.body = fs.readFileSync(path.join(__dirname, '..', 'lua', `${name}.lua`), 'utf8');
+    this.sha = crypto.createHash('sha1').update(this.body).digest('hex');
+  }
+
+  // `connection`: a Connection (connections.js). Replies as Buffers when `buffers`.
+  async run(connection, keys, args, { buffers = false } = {}) {
+    const call = (verb, script) => connection.command([verb, script, keys.length, ...keys, ...args], { buffers });
+    try {
+      return await call('EVALSHA', this.sha);
+    } catch (e) {
+      if (!isNoScript(e)) throw e;
+    }
+    return call('EVAL', this.body);
+  }
+}
+
+function isNoScript(error) {
+  return Boolean(error && typeof error.message === 'string' && error.message.startsWith('NOSCRIPT'));
+}
+
+const SCRIPT_NAMES = ['complete', 'take', 'leave', 'give_back'];
+
+// One Script object per name, loaded once per process.
+const scripts = {
+  complete: new Script('complete'), // report tasks; also moves a message between two lists
+  take: new Script('take'), // take up to N tasks without blocking
+  leave: new Script('leave'), // sign off
+  giveBack: new Script('give_back'), // everything in hand back to the ready list
+};
+
+module.exports = { Script, scripts, isNoScript, SCRIPT_NAMES };

@@ -98,6 +98,12 @@ processed_rows() {
         "SELECT COUNT(*) FROM user_block_status WHERE updated_time > NOW(3) - INTERVAL 30 MINUTE"' 2>/dev/null
 }
 
+# The demo's secrets: fresh ones unless the caller gives its own (the compose file has no
+# fallbacks). Only compose sees them; the workers' containers get neither.
+ROWPUMP_MYSQL_PASSWORD=${ROWPUMP_MYSQL_PASSWORD:-$(random_hex 16)}
+ROWPUMP_HTTP_TOKEN=${ROWPUMP_HTTP_TOKEN:-$(random_hex 16)}
+export ROWPUMP_MYSQL_PASSWORD ROWPUMP_HTTP_TOKEN
+
 engine_answers || start_private_engine
 if ((down)); then
     compose down -v --remove-orphans

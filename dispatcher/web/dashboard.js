@@ -184,10 +184,20 @@ function render(state) {
 
 async function poll() {
   try {
-    const res = await fetch("/api/state?since=" + since, { cache: "no-store" });
+    const typed = document.getElementById("token").value;
+    const res = await fetch("/api/state?since=" + since, {
+      cache: "no-store",
+      headers: typed ? { Authorization: "Bearer " + typed } : {},
+    });
+    if (res.status === 401) {
+      // http.read_token: the queues show once the token is typed in.
+      document.getElementById("token-form").hidden = false;
+      document.getElementById("updated").textContent = "type the token (http.token) to see the queues";
+      return;
+    }
     const state = await res.json();
     actions = state.actions;
-    document.getElementById("token-form").hidden = !actions;
+    document.getElementById("token-form").hidden = !actions && !typed;
     document.getElementById("version").textContent = "v" + state.version;
     render(state);
     document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The dispatcher as a real systemd service (systemd 252 booted in systemd-nspawn over this
-# machine's root, see lib.sh): deploy/rowpump.service with the built binary, its password as
-# a LoadCredential= file, against throwaway MariaDB and Redis on the host's loopback. Checks:
+# machine's root, see lib.sh): deploy/rowpump.service with the built binary, its secrets as
+# LoadCredential= files, against throwaway MariaDB and Redis on the host's loopback. Checks:
 #   - `systemctl start` waits for READY=1: while Redis does not answer, the unit stays "activating";
 #   - `systemctl status` shows the STATUS= line (leader, rows dispatched);
 #   - a SIGSTOPped dispatcher sends no WATCHDOG=1 and systemd restarts it;
@@ -43,13 +43,18 @@ step "booting systemd in a container"
 boot_container "$work"
 root=/proc/$container_leader/root
 
-step "installing deploy/rowpump.service, the binary, the config and the password credential"
+step "installing deploy/rowpump.service, the binary, the config and the credentials"
 install -D -m 755 "$binary" "$root/opt/rowpump/bin/rowpump"
 install -D -m 644 "$ROWPUMP_ROOT/deploy/rowpump.service" "$root/etc/systemd/system/rowpump.service"
 install -D -m 644 "$ROWPUMP_ROOT/deploy/demo.yaml" "$root/etc/rowpump/rowpump.yaml"
-install -m 600 /dev/null "$root/etc/rowpump/mysql-password"
+# The secrets as the unit's credentials (Redis has no password here: an empty one), none of
+# them in the environment file.
+for credential in mysql-password redis-password http-token; do
+    install -m 600 /dev/null "$root/etc/rowpump/$credential"
+done
 echo "$ROWPUMP_MYSQL_PASSWORD" >"$root/etc/rowpump/mysql-password"
-grep -v -e PASSWORD -e _PID= -e RUN_DIR -e SOCKET "$work/servers/env" >"$root/etc/rowpump/env"
+echo "$ROWPUMP_HTTP_TOKEN" >"$root/etc/rowpump/http-token"
+grep -v -e PASSWORD -e TOKEN -e _PID= -e RUN_DIR -e SOCKET "$work/servers/env" >"$root/etc/rowpump/env"
 # The host's /usr is read-only in the container: the binary lives in /opt. A short watchdog
 # keeps the test quick; everything else is the unit as shipped.
 mkdir -p "$root/etc/systemd/system/rowpump.service.d"

@@ -742,10 +742,34 @@ TEST_CASE("http: listen, token and actions are read and checked", "[config]") {
     CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { listen: \"70000\" }\n", 7, "http.listen",
                        "must be host:port or a port, like 127.0.0.1:9464, got '70000'");
     CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { lisen: \"9464\" }\n", 7, "http.lisen",
-                       "unknown key (expected one of: listen, token, actions)");
+                       "unknown key (expected one of: listen, token, actions, read_token, hosts)");
     CHECK_CONFIG_ERROR(
         with_queue_lines("") + "http: { token: \"0123456789abcdef\", actions: yes }\n", 7,
         "http.actions", "must be true or false, got 'yes'");
+}
+
+TEST_CASE("http: beyond loopback the token is required and guards reads", "[config][security]") {
+    auto config = parse_config(with_queue_lines("") +
+                                   "http: { listen: \"0.0.0.0:9100\", token: "
+                                   "\"0123456789abcdef\", hosts: [Dispatcher.Internal] }\n",
+                               "test.yaml");
+    CHECK(config.http->read_token);  // on by default beyond loopback
+    CHECK(config.http->hosts == std::vector<std::string>{"dispatcher.internal"});
+    config = parse_config(with_queue_lines("") + "http: { listen: \"9464\" }\n", "test.yaml");
+    CHECK_FALSE(config.http->read_token);  // off on loopback
+    config = parse_config(
+        with_queue_lines("") + "http: { token: \"0123456789abcdef\", read_token: true }\n",
+        "test.yaml");
+    CHECK(config.http->read_token);
+
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { listen: \"0.0.0.0:9100\" }\n", 7,
+                       "http.listen",
+                       "listening on 0.0.0.0 (beyond loopback) needs http.token: without one "
+                       "anybody who reaches the port reads the queues' dead rows and errors");
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { read_token: true }\n", 7, "http.read_token",
+                       "read_token needs http.token: the token is what reads must present");
+    CHECK_CONFIG_ERROR(with_queue_lines("") + "http: { hosts: [\"a.b:80\"] }\n", 7, "http.hosts[0]",
+                       "must be a host name without port, like dispatcher.internal, got 'a.b:80'");
 }
 
 TEST_CASE("due_count and due_since are read and checked", "[config]") {

@@ -5,11 +5,13 @@
 #include <mysql_connection.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <vector>
 
 #include "cli/queue_argument.hpp"
+#include "rowpump/common/log_text.hpp"
 #include "rowpump/dispatcher/cli/commands.hpp"
 #include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
@@ -18,6 +20,10 @@
 namespace rowpump {
 
 namespace {
+
+std::string table_text(const std::string& text) {
+    return log_text(text, std::numeric_limits<std::size_t>::max());
+}
 
 struct Listed {
     std::string dead_at;  // sorts as text: the server gives 'YYYY-MM-DD hh:mm:ss'
@@ -33,10 +39,12 @@ void list_source(const QueueSource& source, const std::string& shard, int limit,
     stmt->setInt(1, limit);
     std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
     while (rs->next()) {
+        // Ids and errors come from outside (a worker's reason): escaped, so they cannot
+        // forge rows (tab, newline) or steer the terminal (escape sequences).
         std::string line = shard.empty() ? "" : shard + "\t";
-        line += rs->getString(1) + "\t" + std::to_string(rs->getInt64(2)) + "\t" +
+        line += table_text(rs->getString(1)) + "\t" + std::to_string(rs->getInt64(2)) + "\t" +
                 rs->getString(4) + "\t" +
-                (rs->isNull(3) ? std::string() : std::string(rs->getString(3))) + "\n";
+                (rs->isNull(3) ? std::string() : table_text(rs->getString(3))) + "\n";
         rows.push_back({rs->getString(4), std::move(line)});
     }
 }

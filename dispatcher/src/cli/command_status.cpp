@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "observe/queue_status.hpp"
+#include "rowpump/common/log_text.hpp"
 #include "rowpump/common/redis/redis_connections.hpp"
 #include "rowpump/dispatcher/cli/commands.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
@@ -70,8 +71,9 @@ void print_row(std::ostream& out, const QueueStatus& s, const Rates& r) {
     auto rate = [](const std::optional<double>& v) {
         return v ? std::to_string(static_cast<std::int64_t>(*v + 0.5)) : std::string("-");
     };
+    // The leader id is read from Redis: escaped, so it cannot steer the terminal.
     const std::string leader =
-        (s.leader.empty() ? "-" : s.leader) + (s.paused_by ? " (paused)" : "");
+        (s.leader.empty() ? "-" : log_text(s.leader)) + (s.paused_by ? " (paused)" : "");
     char line[512];
     std::snprintf(
         line, sizeof line,

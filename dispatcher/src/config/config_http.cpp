@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "config/config_sections.hpp"
@@ -35,8 +37,12 @@ bool parse_listen(const std::string& text, std::string& host, int& port) {
     return true;
 }
 
+bool loopback_host(const std::string& host) {
+    return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
 HttpConfig read_http(const yaml::Reader& r, const yaml::Item& item) {
-    yaml::Map map(r, item, {"listen", "token", "actions"});
+    yaml::Map map(r, item, {"listen", "token", "actions", "read_token", "hosts"});
     HttpConfig http;
     if (auto v = map.get("listen")) {
         const auto text = r.scalar(*v, "an address like 127.0.0.1:9464");
@@ -54,6 +60,33 @@ HttpConfig read_http(const yaml::Reader& r, const yaml::Item& item) {
             r.fail(*v,
                    "actions need http.token: without one anybody who reaches the port could "
                    "retry, discard and pause");
+    }
+    http.read_token = !loopback_host(http.host);
+    if (auto v = map.get("read_token")) {
+        http.read_token = read_bool(r, *v);
+        if (http.read_token && http.token.empty())
+            r.fail(*v, "read_token needs http.token: the token is what reads must present");
+    }
+    if (!loopback_host(http.host) && http.token.empty()) {
+        r.fail(map.get("listen") ? *map.get("listen") : item,
+               "listening on " + http.host +
+                   " (beyond loopback) needs http.token: without one anybody who reaches the "
+                   "port reads the queues' dead rows and errors");
+    }
+    if (auto v = map.get("hosts")) {
+        if (!v->node.IsSequence())
+            r.fail(*v, "must be a list of host names, got " + yaml::describe(v->node));
+        for (std::size_t i = 0; i < v->node.size(); ++i) {
+            const yaml::Item element{v->node[i], v->key + "[" + std::to_string(i) + "]"};
+            auto name = r.nonempty_string(element);
+            if (name.find_first_of(" /:[]") != std::string::npos)
+                r.fail(element,
+                       "must be a host name without port, like dispatcher.internal, got '" + name +
+                           "'");
+            std::transform(name.begin(), name.end(), name.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            http.hosts.push_back(std::move(name));
+        }
     }
     return http;
 }

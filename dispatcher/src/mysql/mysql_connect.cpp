@@ -38,6 +38,11 @@ std::unique_ptr<sql::Connection> connect_mysql(const MysqlConfig& config) {
     conn->setAutoCommit(true);
     std::unique_ptr<sql::Statement> stmt(conn->createStatement());
     stmt->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    // The config's SQL fragments are checked as MariaDB reads them by default (statement_check:
+    // backslash escapes in strings, "..." a string, || an OR): the session reads them that
+    // way whatever the server's global sql_mode says (NO_BACKSLASH_ESCAPES, ANSI_QUOTES,
+    // PIPES_AS_CONCAT, ORACLE would each change what a checked fragment means).
+    stmt->execute("SET SESSION sql_mode = '" + std::string(kSessionSqlMode) + "'");
     // Claims and outcome batches touch disjoint rows; waiting long on a lock means something
     // else holds rows, and it is better to fail the batch and try again.
     stmt->execute("SET SESSION innodb_lock_wait_timeout = 10");

@@ -15,7 +15,9 @@
 
 #include "cli/queue_argument.hpp"
 #include "mysql/revive.hpp"
+#include "observe/http_limits.hpp"
 #include "observe/http_routes.hpp"
+#include "rowpump/common/log_text.hpp"
 #include "rowpump/common/protocol/keys.hpp"
 #include "rowpump/common/protocol/queue_pause.hpp"
 #include "rowpump/dispatcher/mysql/mysql_connect.hpp"
@@ -62,9 +64,11 @@ std::int64_t update_rows(const Config& config, const std::string& statement,
     return prepare_bound(*conn, statement, ids)->executeUpdate();
 }
 
+// For the log and the answer: ids come from outside.
 std::string list(const std::vector<std::string>& ids) {
     std::string out;
-    for (std::size_t i = 0; i < ids.size() && i < 10; ++i) out += (i ? ", " : "") + ids[i];
+    for (std::size_t i = 0; i < ids.size() && i < 10; ++i)
+        out += (i ? ", " : "") + log_text(ids[i], 64);
     return ids.size() > 10 ? out + ", ..." : out;
 }
 
@@ -111,18 +115,34 @@ void answer(httplib::Response& res, int status, const json& body) {
 }
 
 bool authorized(const HttpContext& context, const httplib::Request& req, httplib::Response& res) {
-    const auto& http = *context.config.http;
-    if (!http.actions) {
+    if (!context.config.http->actions) {
         answer(res, 403, {{"error", "actions are off (http.actions in the config)"}});
         return false;
     }
-    if (!constant_time_equal(req.get_header_value("Authorization"), "Bearer " + http.token)) {
-        spdlog::warn("http: refused {} from {}: wrong or missing token", req.path, req.remote_addr);
+    if (!has_token(context, req)) {
+        context.refusals.refused(req.remote_addr, req.method + " " + req.path, 401,
+                                 "wrong or missing token");
         answer(res, 401, {{"error", "wrong or missing token"}});
         return false;
     }
     return true;
 }
+
+// Holds one of the http_limits::kActions places while an action runs.
+class ActionPlace {
+public:
+    explicit ActionPlace(const HttpContext& context)
+        : running_(context.actions_running),
+          taken_(running_.fetch_add(1) < http_limits::kActions) {}
+    ~ActionPlace() { running_.fetch_sub(1); }
+    ActionPlace(const ActionPlace&) = delete;
+    ActionPlace& operator=(const ActionPlace&) = delete;
+    bool taken() const { return taken_; }
+
+private:
+    std::atomic<std::size_t>& running_;
+    bool taken_;
+};
 
 }  // namespace
 
@@ -139,31 +159,35 @@ bool constant_time_equal(const std::string& a, const std::string& b) noexcept {
 }
 
 void add_action_routes(httplib::Server& server, const HttpContext& context) {
-    server.Post(R"(/api/queues/([^/]+)/(pause|resume|retry|discard))",
-                [&context](const httplib::Request& req, httplib::Response& res) {
-                    if (!authorized(context, req, res)) return;
-                    const auto* queue = context.config.find_queue(req.matches[1].str());
-                    if (queue == nullptr) return answer(res, 404, {{"error", "unknown queue"}});
-                    const std::string action = req.matches[2].str();
-                    try {
-                        const json body = req.body.empty() ? json::object() : json::parse(req.body);
-                        if (!body.is_object()) throw BadRequest("the body must be a JSON object");
-                        const auto what = run_action(context.config, *queue, action, body,
-                                                     "dashboard from " + req.remote_addr);
-                        spdlog::info("http: queue {}: {} (dashboard, from {})", queue->name, what,
-                                     req.remote_addr);
-                        context.observer.refresh();
-                        answer(res, 200, {{"message", what}});
-                    } catch (const json::exception& e) {
-                        answer(res, 400, {{"error", std::string("bad JSON: ") + e.what()}});
-                    } catch (const BadRequest& e) {
-                        answer(res, 400, {{"error", e.what()}});
-                    } catch (const sql::SQLException& e) {
-                        answer(res, 503, {{"error", "MySQL: " + describe(e)}});
-                    } catch (const std::exception& e) {
-                        answer(res, 503, {{"error", std::string("Redis: ") + e.what()}});
-                    }
-                });
+    server.Post(
+        R"(/api/queues/([^/]+)/(pause|resume|retry|discard))",
+        [&context](const httplib::Request& req, httplib::Response& res) {
+            if (!authorized(context, req, res)) return;
+            const ActionPlace place(context);
+            if (!place.taken())
+                return answer(res, 503, {{"error", "other actions are running, try again"}});
+            const auto* queue = context.config.find_queue(req.matches[1].str());
+            if (queue == nullptr) return answer(res, 404, {{"error", "unknown queue"}});
+            const std::string action = req.matches[2].str();
+            try {
+                const json body = req.body.empty() ? json::object() : json::parse(req.body);
+                if (!body.is_object()) throw BadRequest("the body must be a JSON object");
+                const auto what = run_action(context.config, *queue, action, body,
+                                             "dashboard from " + req.remote_addr);
+                spdlog::info("http: queue {}: {} (dashboard, from {})", queue->name, what,
+                             log_text(req.remote_addr));
+                context.observer.refresh();
+                answer(res, 200, {{"message", what}});
+            } catch (const json::exception& e) {
+                answer(res, 400, {{"error", std::string("bad JSON: ") + e.what()}});
+            } catch (const BadRequest& e) {
+                answer(res, 400, {{"error", e.what()}});
+            } catch (const sql::SQLException& e) {
+                answer(res, 503, {{"error", "MySQL: " + describe(e)}});
+            } catch (const std::exception& e) {
+                answer(res, 503, {{"error", std::string("Redis: ") + e.what()}});
+            }
+        });
 }
 
 }  // namespace rowpump

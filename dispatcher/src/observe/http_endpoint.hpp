@@ -2,8 +2,9 @@
 
 // The dispatcher's HTTP endpoint (config `http`): GET /metrics, /healthz, /readyz, the
 // dashboard at / with its JSON API, and the dashboard's actions (POST, with http.token).
-// Served by a small pool of threads of its own; handlers read atomics and the observer's
-// copies, so no request ever waits for a dispatch loop or runs an expensive query.
+// Served by threads of its own (http_listener.hpp, bounded by http_limits.hpp); handlers read
+// atomics and the observer's copies, so no request ever waits for a dispatch loop or runs an
+// expensive query.
 
 #include <memory>
 

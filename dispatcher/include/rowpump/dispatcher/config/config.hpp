@@ -131,7 +131,15 @@ struct HttpConfig {
     int port = 9464;
     std::string token;     // what POST actions must present; empty: none set
     bool actions = false;  // dashboard actions (retry, discard, pause); needs a token
+    // GET /api/state and /metrics need the token too; on by default beyond loopback.
+    bool read_token = false;
+    // Names a request's Host may carry besides IP addresses, localhost and the listen host
+    // (DNS rebinding: a page on another name cannot read or act); "*": any.
+    std::vector<std::string> hosts;
 };
+
+// 127.0.0.0/8, ::1 or localhost: only this machine's processes can connect there.
+bool loopback_host(const std::string& host);
 
 // How the due backlog is counted (shared by status, metrics and the dashboard): at most
 // every `interval`, never past `cap` rows, and given up after `timeout`.

@@ -26,7 +26,14 @@ public:
     MysqlThread& operator=(const MysqlThread&) = delete;
 };
 
-// Connects with autocommit on and READ COMMITTED isolation, no automatic reconnect (a
+// The sql_mode of every rowpump session: MariaDB's default less NO_AUTO_CREATE_USER (which
+// MySQL 8 refuses). It reads strings with backslash escapes, "..." as a string and || as OR,
+// as the config's SQL fragments are checked (sql/sql.cpp), whatever the server's global mode.
+inline constexpr const char* kSessionSqlMode =
+    "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+
+// Connects with autocommit on, READ COMMITTED isolation and kSessionSqlMode, no automatic
+// reconnect (a
 // silently reconnected session would lose those settings and its prepared statements).
 // Throws sql::SQLException.
 std::unique_ptr<sql::Connection> connect_mysql(const MysqlConfig& config);

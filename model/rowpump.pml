@@ -160,7 +160,7 @@ ltl no_livelock { <> [] !busy }
 /* ---- helpers ---- */
 
 /* Is task (r, t) held: in the ready list, in a listed worker's processing list, or reported
- * in the done list? kHeldScript (common/src/protocol/scripts.cpp). */
+ * in the done list? kHeldScript (common/lua/held.lua). */
 inline held(r, t, result) {
     result = 0;
     for (x_j : 0 .. nready - 1) { if :: TASK(ready[x_j]) == MSG(r, t) -> result = 1 :: else fi }

@@ -33,8 +33,9 @@ void ProtocolWorker::run() {
     }
     try {  // sign off as the README says: heartbeat first, then the set if nothing is held
         if (!redis || redis->broken()) redis = redis::Connection::connect(options_.redis);
-        redis->command({"EVAL", protocol::kLeaveScript, "3", keys_.heartbeat(options_.worker_id),
-                        keys_.processing(options_.worker_id), keys_.workers, options_.worker_id});
+        redis->command({"EVAL", std::string(protocol::kLeaveScript.text()), "3",
+                        keys_.heartbeat(options_.worker_id), keys_.processing(options_.worker_id),
+                        keys_.workers, options_.worker_id});
     } catch (const std::exception&) {
         // The dispatcher takes back whatever is left once the heartbeat lapses.
     }
@@ -62,11 +63,11 @@ void ProtocolWorker::take_and_report(redis::Connection& redis) {
         ++runs_[id];
     }
     ++handled_;
-    const auto accepted =
-        redis
-            .command({"EVAL", protocol::kCompleteScript, "2", keys_.processing(options_.worker_id),
-                      keys_.done, *message, *message + " " + options_.report})
-            .integer();
+    const auto accepted = redis
+                              .command({"EVAL", std::string(protocol::kCompleteScript.text()), "2",
+                                        keys_.processing(options_.worker_id), keys_.done, *message,
+                                        *message + " " + options_.report})
+                              .integer();
     if (accepted != 1) ++refused_;
 }
 

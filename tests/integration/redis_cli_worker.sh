@@ -23,8 +23,8 @@ heartbeat="${prefix}heartbeat:$worker"
 
 # For each (ready, done) pair: removes the task from our processing list and, only if it was
 # still there (the dispatcher had not taken it back), pushes the done message. Returns how
-# many were accepted. Same text as kCompleteScript (common/src/protocol/scripts.cpp); a unit test
-# compares the two.
+# many were accepted. Same code as common/lua/complete.lua (below its header comment); a unit
+# test compares the two.
 complete_script="
 local accepted = 0
 for i = 1, #ARGV, 2 do

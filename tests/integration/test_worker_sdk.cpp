@@ -388,8 +388,8 @@ TEST_CASE("complete returns false once the dispatcher has taken the task back", 
     auto heartbeat = bed.keys.heartbeat(worker.worker_id());
     bed.redis.command({"DEL", heartbeat});
     auto taken = bed.redis
-                     .command({"EVAL", rowpump::protocol::kReapScript, "3", heartbeat, processing,
-                               bed.keys.workers, worker.worker_id()})
+                     .command({"EVAL", std::string(rowpump::protocol::kReapScript.text()), "3",
+                               heartbeat, processing, bed.keys.workers, worker.worker_id()})
                      .strings();
     REQUIRE(taken == std::vector<std::string>{ready_for(11)});
 

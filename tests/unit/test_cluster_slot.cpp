@@ -8,7 +8,7 @@
 
 #include "rowpump/common/protocol/keys.hpp"
 #include "rowpump/common/redis/cluster_slot.hpp"
-#include "rowpump/common/redis/redis_route.hpp"
+#include "rowpump/common/redis/redis.hpp"
 
 using namespace rowpump;
 using namespace rowpump::redis;

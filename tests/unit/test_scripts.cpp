@@ -1,6 +1,6 @@
 // Workers written without the SDK run copies of the protocol's scripts: the redis-cli worker
 // the end-to-end tests drive, and the README's Protocol section. They must say what
-// common/src/protocol/scripts.cpp says.
+// common/lua/complete.lua says; and what the SDK compiles in is that file.
 
 #include <catch2/catch.hpp>
 
@@ -17,6 +17,19 @@ std::string read_source(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+// The script without its header comment (the lines before the code, each starting "--").
+std::string code_of(const std::string& lua) {
+    std::istringstream in(lua);
+    std::string line, code;
+    bool header = true;
+    while (std::getline(in, line)) {
+        if (header && line.rfind("--", 0) == 0) continue;
+        header = false;
+        code += line + "\n";
+    }
+    return code;
 }
 
 // Lua does not care how statements are spread over lines: compare the words.
@@ -36,13 +49,23 @@ std::string quoted_after(const std::string& text, const std::string& opening) {
     return end == std::string::npos ? "" : text.substr(begin, end - begin);
 }
 
+const std::string kComplete = code_of(read_source("common/lua/complete.lua"));
+
 }  // namespace
+
+TEST_CASE("the compiled-in scripts are the files of common/lua", "[scripts]") {
+    CHECK(std::string(rowpump::protocol::kCompleteScript.text()) ==
+          read_source("common/lua/complete.lua"));
+    CHECK(std::string(rowpump::protocol::kPushScript.text()) == read_source("common/lua/push.lua"));
+    CHECK(rowpump::protocol::kCompleteScript.sha1().size() == 40);
+    CHECK(kComplete.find("local accepted = 0") == 0);
+}
 
 TEST_CASE("the redis-cli worker runs the protocol's complete script", "[scripts]") {
     const auto copy =
         quoted_after(read_source("tests/integration/redis_cli_worker.sh"), "complete_script=\"");
     REQUIRE(!copy.empty());
-    CHECK(normalised(copy) == normalised(rowpump::protocol::kCompleteScript));
+    CHECK(normalised(copy) == normalised(kComplete));
 }
 
 TEST_CASE("the README quotes the protocol's complete script", "[scripts]") {
@@ -51,5 +74,5 @@ TEST_CASE("the README quotes the protocol's complete script", "[scripts]") {
     REQUIRE(protocol != std::string::npos);
     const auto copy = quoted_after(readme.substr(protocol), "EVAL \"");
     REQUIRE(!copy.empty());
-    CHECK(normalised(copy) == normalised(rowpump::protocol::kCompleteScript));
+    CHECK(normalised(copy) == normalised(kComplete));
 }

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <string_view>
 #include <utility>
 
 #include "rowpump/common/log_text.hpp"
 #include "rowpump/common/protocol/messages.hpp"
 #include "rowpump/common/protocol/report_rules.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 
 namespace rowpump::details {
 
@@ -31,12 +31,10 @@ milliseconds longest_block(milliseconds heartbeat_ttl, milliseconds heartbeat_in
     return std::max(block, milliseconds{10});
 }
 
-Fetcher::Fetcher(const WorkerOptions& options, const WorkerKeys& keys, const Script& complete,
-                 const Script& take, HeldTasks& held, WorkerLog& log, const std::atomic<bool>& stop)
+Fetcher::Fetcher(const WorkerOptions& options, const WorkerKeys& keys, HeldTasks& held,
+                 WorkerLog& log, const std::atomic<bool>& stop)
     : options_(options),
       keys_(keys),
-      complete_(complete),
-      take_(take),
       held_(held),
       log_(log),
       stop_(stop),
@@ -83,8 +81,8 @@ void Fetcher::append_fetch(Session& s, int count) const {
         const auto block = std::min(options_.fetch_timeout, max_block_);
         s.append(blmove(block), block);
     } else {
-        s.append(Session::script_call("EVALSHA", take_.sha, {keys_.queue.ready, keys_.processing},
-                                      {std::to_string(count)}));
+        s.append(protocol::kTakeScript.evalsha({keys_.queue.ready, keys_.processing},
+                                               {std::to_string(count)}));
     }
 }
 
@@ -98,9 +96,11 @@ std::vector<std::string> Fetcher::read_fetch(Session& s, int count) {
         held_.fetch_reply_lost();
         throw;
     } catch (const redis::ReplyError& e) {
-        if (blocks(count) || std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
+        if (blocks(count) || !redis::Script::is_noscript(e)) throw;
         // Redis lost its script cache (a restart): eval() loads the script again.
-        return s.eval(take_, {keys_.queue.ready, keys_.processing}, {std::to_string(count)})
+        return s
+            .eval(protocol::kTakeScript, {keys_.queue.ready, keys_.processing},
+                  {std::to_string(count)})
             .strings();
     }
 }
@@ -126,7 +126,7 @@ std::deque<Task> Fetcher::take_all(Session& s, std::vector<std::string> messages
 
 void Fetcher::set_aside(Session& s, const std::string& message, const std::string& error) {
     // The complete script moves a message between lists atomically: reused for the bad list.
-    s.eval(complete_, {keys_.processing, keys_.queue.bad}, {message, message});
+    s.eval(protocol::kCompleteScript, {keys_.processing, keys_.queue.bad}, {message, message});
     bad_messages_.fetch_add(1, std::memory_order_relaxed);
     log_.line("malformed ready message '" + log_text(message) + "' (" + log_text(error) +
               ") moved to " + keys_.queue.bad);

@@ -27,8 +27,8 @@ milliseconds longest_block(milliseconds heartbeat_ttl, milliseconds heartbeat_in
 class Fetcher {
 public:
     // Keeps references to everything it is given: they must outlive it.
-    Fetcher(const WorkerOptions& options, const WorkerKeys& keys, const Script& complete,
-            const Script& take, HeldTasks& held, WorkerLog& log, const std::atomic<bool>& stop);
+    Fetcher(const WorkerOptions& options, const WorkerKeys& keys, HeldTasks& held, WorkerLog& log,
+            const std::atomic<bool>& stop);
 
     // Waits up to `timeout` for a task, in blocks no longer than longest_block; returns
     // early, empty, once stop is set.
@@ -60,8 +60,6 @@ private:
 
     const WorkerOptions& options_;
     const WorkerKeys& keys_;
-    const Script& complete_;
-    const Script& take_;
     HeldTasks& held_;
     WorkerLog& log_;
     const std::atomic<bool>& stop_;

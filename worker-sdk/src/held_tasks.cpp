@@ -1,9 +1,10 @@
 #include "held_tasks.hpp"
 
+#include "rowpump/common/protocol/scripts.hpp"
+
 namespace rowpump::details {
 
-HeldTasks::HeldTasks(const WorkerKeys& keys, const Script& complete, WorkerLog& log)
-    : keys_(keys), complete_(complete), log_(log) {}
+HeldTasks::HeldTasks(const WorkerKeys& keys, WorkerLog& log) : keys_(keys), log_(log) {}
 
 void HeldTasks::hold(const std::string& ready_message) {
     std::lock_guard<std::mutex> lock(held_mutex_);
@@ -52,8 +53,10 @@ void HeldTasks::give_back_orphans(Session& s) {
         args.push_back(message);
         args.push_back(message);
     }
-    const auto moved =
-        args.empty() ? 0 : s.eval(complete_, {keys_.processing, keys_.queue.ready}, args).integer();
+    const auto moved = args.empty() ? 0
+                                    : s.eval(protocol::kCompleteScript,
+                                             {keys_.processing, keys_.queue.ready}, args)
+                                          .integer();
     suspects_.reset();  // only now: a look that failed is tried again
     looking_ = false;
     if (moved == 0) return;

@@ -28,7 +28,7 @@ public:
     static constexpr std::chrono::milliseconds kOrphanAge{1000};
 
     // Keeps references to everything it is given: they must outlive it.
-    HeldTasks(const WorkerKeys& keys, const Script& complete, WorkerLog& log);
+    HeldTasks(const WorkerKeys& keys, WorkerLog& log);
 
     void hold(const std::string& ready_message);
     void release(const std::string& ready_message);
@@ -46,7 +46,6 @@ private:
     std::set<std::string> unheld(Session& s) const;
 
     const WorkerKeys& keys_;
-    const Script& complete_;
     WorkerLog& log_;
     mutable std::mutex held_mutex_;
     std::multiset<std::string> held_;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "rowpump/common/protocol/queue_meta.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 #include "rowpump/common/redis/redis_route.hpp"
 
 namespace rowpump::details {
@@ -16,14 +17,9 @@ constexpr milliseconds kQueuePoll{200};
 
 }  // namespace
 
-Membership::Membership(const WorkerOptions& options, const WorkerKeys& keys, WorkerScripts& scripts,
+Membership::Membership(const WorkerOptions& options, const WorkerKeys& keys,
                        DeclaredValues& declared, WorkerLog& log, const std::atomic<bool>& stop)
-    : options_(options),
-      keys_(keys),
-      scripts_(scripts),
-      declared_(declared),
-      log_(log),
-      stop_(stop) {}
+    : options_(options), keys_(keys), declared_(declared), log_(log), stop_(stop) {}
 
 bool Membership::join(bool survive_outages) {
     if (joined_.load(std::memory_order_acquire)) return true;
@@ -35,7 +31,7 @@ bool Membership::join(bool survive_outages) {
     for (;;) {
         try {
             if (!wait_for_queue(s, deadline, survive_outages)) return false;
-            load_scripts(s);
+            s.load({&protocol::kCompleteScript, &protocol::kTakeScript});
             // The first beat precedes the first BLMOVE, so the dispatcher never sees tasks
             // in our processing list without a heartbeat.
             beat(s);
@@ -81,16 +77,11 @@ bool Membership::wait_for_queue(Session& s, Clock::time_point deadline, bool sto
     }
 }
 
-void Membership::load_scripts(Session& s) {
-    scripts_.complete.sha = s.command({"SCRIPT", "LOAD", scripts_.complete.body}).string();
-    scripts_.take.sha = s.command({"SCRIPT", "LOAD", scripts_.take.body}).string();
-}
-
 void Membership::beat(Session& s) {
     // With Sentinel or Cluster, the queue's node changing means a failover (or a resharding),
     // which may have lost reports: the tasks in our processing list go back (see
-    // kGiveBackScript). Judged by the node, not by a failure: this session may have connected
-    // to the new master without ever failing, while other sessions wrote to the old one.
+    // common/lua/give_back.lua). Judged by the node, not by a failure: this session may have
+    // connected to the new master without ever failing, while other sessions wrote to the old one.
     const auto node = redis::to_string(s.node());
     const bool replicated = !options_.redis.sentinels.empty() || !options_.redis.cluster.empty();
     if (replicated && !beat_on_.empty() && node != beat_on_) give_back(s);
@@ -108,8 +99,7 @@ void Membership::beat(Session& s) {
 // Should this fail, the beat fails with it, and the next beat tries again.
 void Membership::give_back(Session& s) {
     const auto given =
-        s.eval(Script{protocol::kGiveBackScript, {}}, {keys_.processing, keys_.queue.ready}, {})
-            .integer();
+        s.eval(protocol::kGiveBackScript, {keys_.processing, keys_.queue.ready}, {}).integer();
     if (given > 0) {
         log_.line("Redis failed over: gave " + std::to_string(given) +
                   " task(s) in hand back to the ready list; they run again");
@@ -125,7 +115,7 @@ void Membership::leave() noexcept {
     auto backoff = redis_backoff();
     for (int attempt = 1;; ++attempt) {
         try {
-            auto left = s.eval(Script{protocol::kLeaveScript, {}},
+            auto left = s.eval(protocol::kLeaveScript,
                                {keys_.heartbeat, keys_.processing, keys_.queue.workers},
                                {options_.worker_id})
                             .integer();

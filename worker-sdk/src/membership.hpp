@@ -10,7 +10,6 @@
 
 #include "heartbeat.hpp"
 #include "outcome_check.hpp"
-#include "rowpump/common/protocol/scripts.hpp"
 #include "rowpump/worker.hpp"
 #include "session.hpp"
 #include "worker_keys.hpp"
@@ -18,17 +17,11 @@
 
 namespace rowpump::details {
 
-// The Lua scripts a worker runs by SHA1; joining loads them.
-struct WorkerScripts {
-    Script complete{protocol::kCompleteScript, {}};
-    Script take{protocol::kTakeScript, {}};
-};
-
 class Membership {
 public:
     // Keeps references to everything it is given: they must outlive it.
-    Membership(const WorkerOptions& options, const WorkerKeys& keys, WorkerScripts& scripts,
-               DeclaredValues& declared, WorkerLog& log, const std::atomic<bool>& stop);
+    Membership(const WorkerOptions& options, const WorkerKeys& keys, DeclaredValues& declared,
+               WorkerLog& log, const std::atomic<bool>& stop);
     ~Membership() { leave(); }
     Membership(const Membership&) = delete;
     Membership& operator=(const Membership&) = delete;
@@ -44,13 +37,11 @@ private:
     using Clock = std::chrono::steady_clock;
 
     bool wait_for_queue(Session& s, Clock::time_point deadline, bool stoppable);
-    void load_scripts(Session& s);
     void beat(Session& s);
     void give_back(Session& s);
 
     const WorkerOptions& options_;
     const WorkerKeys& keys_;
-    WorkerScripts& scripts_;
     DeclaredValues& declared_;
     WorkerLog& log_;
     const std::atomic<bool>& stop_;

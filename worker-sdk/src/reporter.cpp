@@ -6,6 +6,7 @@
 
 #include "rowpump/common/log_text.hpp"
 #include "rowpump/common/protocol/messages.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 
 namespace rowpump::details {
 
@@ -36,17 +37,19 @@ std::string refused_text(const std::vector<Report>& reports, std::int64_t accept
            " came too late: the tasks had been taken back from this worker";
 }
 
-Reporter::Reporter(const WorkerOptions& options, const WorkerKeys& keys, const Script& complete,
-                   WorkerLog& log, const std::atomic<bool>& stop)
-    : options_(options), keys_(keys), complete_(complete), log_(log), stop_(stop) {}
+Reporter::Reporter(const WorkerOptions& options, const WorkerKeys& keys, WorkerLog& log,
+                   const std::atomic<bool>& stop)
+    : options_(options), keys_(keys), log_(log), stop_(stop) {}
 
 std::int64_t Reporter::report(Session& s, const std::vector<Report>& reports) {
-    return s.eval(complete_, {keys_.processing, keys_.queue.done}, report_args(reports)).integer();
+    return s
+        .eval(protocol::kCompleteScript, {keys_.processing, keys_.queue.done}, report_args(reports))
+        .integer();
 }
 
 void Reporter::append_report(Session& s, const std::vector<Report>& reports) const {
-    s.append(Session::script_call("EVALSHA", complete_.sha, {keys_.processing, keys_.queue.done},
-                                  report_args(reports)));
+    s.append(protocol::kCompleteScript.evalsha({keys_.processing, keys_.queue.done},
+                                               report_args(reports)));
 }
 
 void Reporter::read_report(Session& s, const std::vector<Report>& reports) {

@@ -32,8 +32,8 @@ std::string refused_text(const std::vector<Report>& reports, std::int64_t accept
 class Reporter {
 public:
     // Keeps references to everything it is given: they must outlive it.
-    Reporter(const WorkerOptions& options, const WorkerKeys& keys, const Script& complete,
-             WorkerLog& log, const std::atomic<bool>& stop);
+    Reporter(const WorkerOptions& options, const WorkerKeys& keys, WorkerLog& log,
+             const std::atomic<bool>& stop);
 
     // Reports in one round trip; returns how many were accepted (the others' tasks had been
     // taken back). Throws the session's errors.
@@ -55,7 +55,6 @@ private:
 
     const WorkerOptions& options_;
     const WorkerKeys& keys_;
-    const Script& complete_;
     WorkerLog& log_;
     const std::atomic<bool>& stop_;
 };

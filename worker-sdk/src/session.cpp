@@ -1,7 +1,6 @@
 #include "session.hpp"
 
 #include <algorithm>
-#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -76,25 +75,17 @@ redis::Reply Session::read_reply() {
     return guarded(milliseconds{0}, [](redis::Connection& c) { return c.read_reply(); });
 }
 
-std::vector<std::string> Session::script_call(const char* verb, const std::string& script,
-                                              const std::vector<std::string>& keys,
-                                              const std::vector<std::string>& args) {
-    std::vector<std::string> argv{verb, script, std::to_string(keys.size())};
-    argv.insert(argv.end(), keys.begin(), keys.end());
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
+redis::Reply Session::eval(const redis::Script& script, const std::vector<std::string>& keys,
+                           const std::vector<std::string>& args) {
+    return guarded(milliseconds{0},
+                   [&](redis::Connection& c) { return script.eval(c, keys, args); });
 }
 
-redis::Reply Session::eval(const Script& script, const std::vector<std::string>& keys,
-                           const std::vector<std::string>& args) {
-    if (!script.sha.empty()) {
-        try {
-            return command(script_call("EVALSHA", script.sha, keys, args));
-        } catch (const redis::ReplyError& e) {
-            if (std::string_view(e.what()).rfind("NOSCRIPT", 0) != 0) throw;
-        }
-    }
-    return command(script_call("EVAL", script.body, keys, args));
+void Session::load(const std::vector<const redis::Script*>& scripts) {
+    guarded(milliseconds{0}, [&](redis::Connection& c) {
+        redis::Script::load(c, scripts);
+        return 0;
+    });
 }
 
 }  // namespace rowpump::details

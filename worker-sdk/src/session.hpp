@@ -1,7 +1,7 @@
 #pragma once
 
 // One thread's Redis connection for the worker SDK: connects lazily (to the node serving the
-// queue's keys), reconnects after a failure, and runs Lua scripts by their SHA1.
+// queue's keys), reconnects after a failure, and runs Lua scripts (redis::Script).
 
 #include <atomic>
 #include <chrono>
@@ -11,6 +11,7 @@
 
 #include "rowpump/common/backoff.hpp"
 #include "rowpump/common/redis/redis.hpp"
+#include "rowpump/common/redis/script.hpp"
 
 namespace rowpump::details {
 
@@ -24,12 +25,6 @@ inline Backoff redis_backoff() {
 // Sleeps for `duration`, or less once `stop` is set (checked every 50 ms).
 void sleep_unless(milliseconds duration, const std::atomic<bool>& stop);
 
-// A Lua script with the SHA1 that SCRIPT LOAD gave for it.
-struct Script {
-    const char* body = nullptr;
-    std::string sha;
-};
-
 class Session {
 public:
     // For the keys of `queue`, which all live on one node (see common/keys.hpp).
@@ -41,9 +36,11 @@ public:
     // For blocking commands: makes sure the socket timeout exceeds the command's own.
     redis::Reply blocking_command(const std::vector<std::string>& args, milliseconds block);
     std::vector<redis::Reply> pipeline(const std::vector<std::vector<std::string>>& commands);
-    // EVALSHA, falling back to EVAL (which caches the script again) after a Redis restart.
-    redis::Reply eval(const Script& script, const std::vector<std::string>& keys,
+    // redis::Script::eval: EVALSHA, falling back to EVAL after a Redis restart.
+    redis::Reply eval(const redis::Script& script, const std::vector<std::string>& keys,
                       const std::vector<std::string>& args);
+    // redis::Script::load, so the first EVALSHAs find the scripts.
+    void load(const std::vector<const redis::Script*>& scripts);
 
     // Pipelining by hand, for replies that must be looked at one by one.
     void append(const std::vector<std::string>& args, milliseconds block = milliseconds{0});
@@ -52,10 +49,6 @@ public:
     void reset() { connection_.reset(); }
     // The node this session talks to (connecting if it has no connection).
     RedisEndpoint node();
-
-    static std::vector<std::string> script_call(const char* verb, const std::string& script,
-                                                const std::vector<std::string>& keys,
-                                                const std::vector<std::string>& args);
 
 private:
     redis::Connection& connection(milliseconds min_timeout);

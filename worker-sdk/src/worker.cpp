@@ -31,10 +31,10 @@ struct Worker::Impl {
           log(options.log, options.worker_id),
           declared(options.queue),
           pool(options.redis, options.queue),
-          held(keys, scripts.complete, log),
-          fetcher(options, keys, scripts.complete, scripts.take, held, log, stop_requested),
-          reporter(options, keys, scripts.complete, log, stop_requested),
-          membership(options, keys, scripts, declared, log, stop_requested) {}
+          held(keys, log),
+          fetcher(options, keys, held, log, stop_requested),
+          reporter(options, keys, log, stop_requested),
+          membership(options, keys, declared, log, stop_requested) {}
 
     void serve_on_threads(const Handler& handler);
 
@@ -43,7 +43,6 @@ struct Worker::Impl {
     std::atomic<bool> stop_requested{false};
     details::WorkerLog log;
     details::DeclaredValues declared;
-    details::WorkerScripts scripts;
     details::SessionPool pool;  // for the lower-level calls
     details::HeldTasks held;
     details::Fetcher fetcher;

@@ -4,8 +4,7 @@
 #include <poll.h>
 
 #include <cerrno>
-
-#include "rowpump/common/redis/redis_route.hpp"
+#include <charconv>
 
 namespace rowpump::redis {
 
@@ -16,6 +15,10 @@ timeval to_timeval(std::chrono::milliseconds ms) {
     tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
     tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
     return tv;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
 }
 
 void check_error(const redisReply* r) {
@@ -58,6 +61,48 @@ struct Argv {
 };
 
 }  // namespace
+
+std::string to_string(const RedisEndpoint& endpoint) {
+    return endpoint.host + ":" + std::to_string(endpoint.port);
+}
+
+std::optional<int> parse_port(std::string_view text) {
+    int port = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (ec != std::errc() || end != text.data() + text.size() || port < 1 || port > 65535)
+        return std::nullopt;
+    return port;
+}
+
+std::optional<Redirect> parse_redirect(std::string_view error, const std::string& answered_by) {
+    Redirect r;
+    if (starts_with(error, "ASK ")) {
+        r.ask = true;
+    } else if (!starts_with(error, "MOVED ")) {
+        return std::nullopt;
+    }
+    const auto slot_at = error.find(' ') + 1;
+    const auto node_at = error.find(' ', slot_at);
+    const auto colon = error.rfind(':');
+    if (node_at == std::string_view::npos || colon == std::string_view::npos || colon < node_at)
+        return std::nullopt;
+    auto slot = error.substr(slot_at, node_at - slot_at);
+    auto [end, ec] = std::from_chars(slot.data(), slot.data() + slot.size(), r.slot);
+    auto port = parse_port(error.substr(colon + 1));
+    if (ec != std::errc() || end != slot.data() + slot.size() || !port) return std::nullopt;
+    r.node.host = std::string(error.substr(node_at + 1, colon - node_at - 1));
+    if (r.node.host.empty()) r.node.host = answered_by;
+    r.node.port = *port;
+    return r;
+}
+
+bool is_unavailable(std::string_view error) {
+    for (std::string_view code :
+         {"MOVED ", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "MASTERDOWN", "UNBLOCKED", "LOADING"}) {
+        if (starts_with(error, code)) return true;
+    }
+    return false;
+}
 
 void ReplyDeleter::operator()(redisReply* r) const noexcept {
     freeReplyObject(r);
@@ -138,14 +183,6 @@ Connection Connection::open(const RedisEndpoint& node, const RedisAddress& login
     } else if (!login.password.empty()) {
         conn.command({"AUTH", login.password});
     }
-    return conn;
-}
-
-Connection Connection::connect_for(const RedisAddress& address, std::string_view key,
-                                   std::chrono::milliseconds command_timeout) {
-    Connection conn = open(find_node(address, key), address, command_timeout);
-    if (!address.sentinels.empty()) conn.check_master();
-    if (!address.cluster.empty()) conn.cluster_login_ = std::make_unique<RedisAddress>(address);
     return conn;
 }
 

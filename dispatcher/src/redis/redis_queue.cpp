@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "rowpump/common/protocol/leader_scripts.hpp"
-#include "rowpump/common/protocol/push_scripts.hpp"
-#include "rowpump/common/protocol/shard_scripts.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 
 namespace rowpump {
 
@@ -71,35 +69,24 @@ RedisQueue RedisQueue::open(const RedisAddress& address, const QueueConfig& queu
                             std::string leader_id) {
     RedisQueue rq(redis::Connection::connect_for(address, protocol::keys_for(queue.name).prefix),
                   queue, std::move(leader_id));
-    for (const char* script :
-         {protocol::kReapScript, protocol::kPushScript, protocol::kLeadScript,
-          protocol::kResignScript, protocol::kAckDoneScript, protocol::kHeldScript,
-          protocol::kRouteDoneScript, protocol::kReapToDoneScript}) {
-        rq.conn_.append({"SCRIPT", "LOAD", script});
-    }
-    auto shas = rq.conn_.read_replies(8);
-    rq.reap_sha_ = shas[0].string();
-    rq.push_sha_ = shas[1].string();
-    rq.lead_sha_ = shas[2].string();
-    rq.resign_sha_ = shas[3].string();
-    rq.ack_sha_ = shas[4].string();
-    rq.held_sha_ = shas[5].string();
-    rq.route_sha_ = shas[6].string();
-    rq.reap_to_done_sha_ = shas[7].string();
+    redis::Script::load(
+        rq.conn_, {&protocol::kReapScript, &protocol::kPushScript, &protocol::kLeadScript,
+                   &protocol::kResignScript, &protocol::kAckDoneScript, &protocol::kHeldScript,
+                   &protocol::kRouteDoneScript, &protocol::kReapToDoneScript});
     return rq;
 }
 
 RedisQueue::Lead RedisQueue::lead() {
-    const auto reply = conn_
-                           .command({"EVALSHA", lead_sha_, "1", keys_.leader, leader_id_,
-                                     std::to_string(queue_.leader_timeout.count())})
+    const auto reply = protocol::kLeadScript
+                           .eval(conn_, {keys_.leader},
+                                 {leader_id_, std::to_string(queue_.leader_timeout.count())})
                            .strings();
     if (reply.size() != 2) throw redis::ReplyError("the lead script returned no holder");
     return {reply[0], reply[1] == "1"};
 }
 
 void RedisQueue::resign() {
-    conn_.command({"EVALSHA", resign_sha_, "1", keys_.leader, leader_id_});
+    protocol::kResignScript.eval(conn_, {keys_.leader}, {leader_id_});
 }
 
 void RedisQueue::announce() {
@@ -127,32 +114,42 @@ void RedisQueue::append_stats(const StatsDelta& stats, std::size_t& replies) {
 PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
     const auto rate = queue_.rate.value_or(Rate{});
     std::vector<std::string> args{
-        "EVALSHA", push_sha_, "4", keys_.ready, keys_.window, keys_.stats, keys_.leader,
         std::to_string(rate.count), std::to_string(rate.per.count() * 1000),
         protocol::kStatDispatched, leader_id_, std::to_string(queue_.leader_timeout.count()),
         // One leader per shard, one ready list: checked in Redis.
         queue_.shard ? std::to_string(queue_.max_backlog) : "0"};
     args.reserve(args.size() + rows.size());
     for (const auto& row : rows) args.push_back(protocol::format_ready(row.id, row.token));
-    const auto reply = conn_.command(args).strings();
+    const auto reply =
+        protocol::kPushScript
+            .eval(conn_, {keys_.ready, keys_.window, keys_.stats, keys_.leader}, args)
+            .strings();
     if (reply.size() != 3) throw redis::ReplyError("the push script returned no window");
     return {reply[0] != "-1", reply[0] == "1", std::stoll(reply[1]),
             std::chrono::microseconds(std::stoll(reply[2]))};
 }
 
 RedisQueue::Inbox RedisQueue::take_done(std::int64_t max) {
+    std::vector<std::string> route_keys, route_args;
     if (queue_.shard) {
-        std::vector<std::string> route{"EVALSHA", route_sha_,
-                                       std::to_string(1 + shard_done_.size()), queue_done_};
-        route.insert(route.end(), shard_done_.begin(), shard_done_.end());
+        route_keys.push_back(queue_done_);
+        route_keys.insert(route_keys.end(), shard_done_.begin(), shard_done_.end());
         // All shards' reports: each leader routes what it finds, so a shard whose server is
         // down never holds up the others' reports.
-        route.push_back(std::to_string(max * static_cast<std::int64_t>(shard_done_.size())));
-        conn_.append(route);
+        route_args.push_back(std::to_string(max * static_cast<std::int64_t>(shard_done_.size())));
+        conn_.append(protocol::kRouteDoneScript.evalsha(route_keys, route_args));
     }
     conn_.append({"EXISTS", keys_.paused});
     conn_.append({"LRANGE", keys_.done, "0", std::to_string(max - 1)});
-    auto replies = conn_.read_replies(queue_.shard ? 3 : 2);
+    std::vector<redis::Reply> replies;
+    try {
+        replies = conn_.read_replies(queue_.shard ? 3 : 2);
+    } catch (const redis::ReplyError& e) {
+        if (!queue_.shard || !redis::Script::is_noscript(e)) throw;
+        // Redis lost its scripts: route with EVAL, which caches the script again, and read.
+        protocol::kRouteDoneScript.eval(conn_, route_keys, route_args);
+        return take_done(max);
+    }
     const std::size_t first = queue_.shard ? 1 : 0;
     Inbox inbox;
     inbox.paused = replies[first].integer() == 1;
@@ -179,15 +176,7 @@ bool RedisQueue::ack_done(const std::vector<DoneEntry>& entries, StatsDelta stat
     // other read).
     const auto refused = refused_messages(entries);
     stats[protocol::kStatBad] += static_cast<std::int64_t>(refused.size());
-    std::vector<std::string> args{"EVALSHA",
-                                  ack_sha_,
-                                  "4",
-                                  keys_.leader,
-                                  keys_.done,
-                                  keys_.bad,
-                                  keys_.stats,
-                                  leader_id_,
-                                  std::to_string(entries.size()),
+    std::vector<std::string> args{leader_id_, std::to_string(entries.size()),
                                   std::to_string(refused.size())};
     args.insert(args.end(), refused.begin(), refused.end());
     for (const auto& [field, amount] : stats) {
@@ -195,7 +184,9 @@ bool RedisQueue::ack_done(const std::vector<DoneEntry>& entries, StatsDelta stat
         args.push_back(field);
         args.push_back(std::to_string(amount));
     }
-    return conn_.command(args).integer() == 1;
+    return protocol::kAckDoneScript
+               .eval(conn_, {keys_.leader, keys_.done, keys_.bad, keys_.stats}, args)
+               .integer() == 1;
 }
 
 void RedisQueue::add_stats(const StatsDelta& stats) {
@@ -231,12 +222,11 @@ std::vector<std::string> RedisQueue::held_all() {
 }
 
 std::vector<std::string> RedisQueue::look_held(const std::vector<std::string>& messages) {
-    std::vector<std::string> args{"EVALSHA",   held_sha_,  queue_.shard ? "4" : "3",
-                                  keys_.ready, keys_.done, keys_.workers};
-    if (queue_.shard) args.push_back(queue_done_);  // reports not routed yet
-    args.push_back(keys_.processing(""));
+    std::vector<std::string> keys{keys_.ready, keys_.done, keys_.workers};
+    if (queue_.shard) keys.push_back(queue_done_);  // reports not routed yet
+    std::vector<std::string> args{keys_.processing("")};
     args.insert(args.end(), messages.begin(), messages.end());
-    return conn_.command(args).strings();
+    return protocol::kHeldScript.eval(conn_, keys, args).strings();
 }
 
 void RedisQueue::move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats) {
@@ -261,19 +251,20 @@ std::vector<ReapedWorker> RedisQueue::reap_dead_workers() {
     std::vector<ReapedWorker> reaped;
     for (const auto& worker : conn_.command({"SMEMBERS", keys_.workers}).strings()) {
         if (queue_.shard) {
-            const auto reported =
-                conn_
-                    .command({"EVALSHA", reap_to_done_sha_, "5", keys_.heartbeat(worker),
-                              keys_.processing(worker), keys_.workers, queue_done_, keys_.stats,
-                              worker, reaped_suffix(worker), protocol::kStatReaped})
-                    .integer();
+            const auto reported = protocol::kReapToDoneScript
+                                      .eval(conn_,
+                                            {keys_.heartbeat(worker), keys_.processing(worker),
+                                             keys_.workers, queue_done_, keys_.stats},
+                                            {worker, reaped_suffix(worker), protocol::kStatReaped})
+                                      .integer();
             if (reported > 0) reaped.push_back({worker, {}, 0, static_cast<std::size_t>(reported)});
             continue;
         }
-        auto taken = conn_
-                         .command({"EVALSHA", reap_sha_, "3", keys_.heartbeat(worker),
-                                   keys_.processing(worker), keys_.workers, worker})
-                         .strings();
+        auto taken =
+            protocol::kReapScript
+                .eval(conn_, {keys_.heartbeat(worker), keys_.processing(worker), keys_.workers},
+                      {worker})
+                .strings();
         if (taken.empty()) continue;
         ReapedWorker r{worker, {}, 0, 0};
         std::vector<std::string> malformed;

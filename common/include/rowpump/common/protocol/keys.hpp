@@ -20,14 +20,14 @@ struct Keys {
     std::string gauges;   // hash: the leader's due count and oldest due age (queue_gauges.hpp)
     std::string dispatchers;  // hash: dispatcher id -> role and when it said so (queue_gauges.hpp)
     std::string paused;       // string: present while the queue is paused (queue_pause.hpp)
-    std::string window;       // list: the pushes within the last `rate` period (push_scripts.hpp)
-    std::string leader;       // string with a TTL: the leading dispatcher's id (leader_scripts.hpp)
-    std::string nudge;  // pub/sub channel: a message wakes the leading dispatcher to claim now
+    std::string window;  // list: the pushes within the last `rate` period (common/lua/push.lua)
+    std::string leader;  // string with a TTL: the leading dispatcher's id (common/lua/lead.lua)
+    std::string nudge;   // pub/sub channel: a message wakes the leading dispatcher to claim now
 
     std::string processing(std::string_view worker_id) const;  // list: a worker's tasks in hand
     std::string heartbeat(std::string_view worker_id) const;   // string with a TTL
     // A queue with shards (its rows on several MySQL servers) has one leader lock and one done
-    // list per shard; the done list above is where workers report, and shard_scripts.hpp routes
+    // list per shard; the done list above is where workers report, and route_done.lua routes
     // each report from there to its shard's list.
     std::string shard_leader(std::string_view shard) const;  // string with a TTL
     std::string shard_done(std::string_view shard) const;    // list

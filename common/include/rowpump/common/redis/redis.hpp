@@ -2,10 +2,11 @@
 
 // A small owning wrapper over a hiredis 0.14 synchronous context (RESP2), after
 // redis-plus-plus: RAII handles, typed errors, optional for "nothing there".
-// A connection goes to the node that serves a key now (redis_route.hpp: the server, the
-// Sentinel group's master, or the Cluster node owning the key's slot). Replies that say the
-// node no longer serves it (a failover, a resharding) break the connection like a network
-// error, so every caller's reconnect-with-backoff asks again; an ASK redirect is followed.
+// A connection goes to the node that serves a key now (connect_for, defined with the routes in
+// redis_route.cpp: the server, the Sentinel group's master, or the Cluster node owning the key's
+// slot). Replies that say the node no longer serves it (a failover, a resharding) break the
+// connection like a network error, so every caller's reconnect-with-backoff asks again; an ASK
+// redirect is followed.
 
 #include <chrono>
 #include <cstdint>
@@ -44,6 +45,23 @@ class ReplyError : public Error {
     using Error::Error;
 };
 
+// Whether an error reply means "this node cannot serve the key now: ask again where it is".
+bool is_unavailable(std::string_view error);
+
+// A MOVED or ASK error's target ("ASK 3999 127.0.0.1:6381"); an empty host means the host of
+// the node that answered. nullopt when the text is not one.
+struct Redirect {
+    bool ask = false;
+    int slot = 0;
+    RedisEndpoint node;
+};
+std::optional<Redirect> parse_redirect(std::string_view error, const std::string& answered_by);
+
+// "host:port"
+std::string to_string(const RedisEndpoint& endpoint);
+// A TCP port (1 to 65535) written in decimal, and nothing else; nullopt when it is not one.
+std::optional<int> parse_port(std::string_view text);
+
 // How long a command may take before the connection counts as broken.
 constexpr std::chrono::milliseconds kDefaultCommandTimeout{5000};
 
@@ -78,7 +96,7 @@ private:
 class Connection {
 public:
     // Connects to the node that serves `key` (any key for a command without keys, such as
-    // PING) and authenticates; throws IoError or ReplyError.
+    // PING) and authenticates; throws IoError or ReplyError. Defined in redis_route.cpp.
     static Connection connect_for(
         const RedisAddress& address, std::string_view key,
         std::chrono::milliseconds command_timeout = kDefaultCommandTimeout);

@@ -3,18 +3,18 @@
 // Where the Redis that serves a key is right now, for each shape of RedisAddress: the one
 // server; the master the Sentinel group names (asked again on every reconnect, so a failover
 // is followed); the Cluster master owning the key's hash slot (CLUSTER SLOTS, asked again on
-// every reconnect, so a resharding or a Cluster failover is followed).
+// every reconnect, so a resharding or a Cluster failover is followed). Asks them over
+// redis::Connection, and defines Connection::connect_for, which connects there; redis.cpp
+// itself knows nothing of routes.
 
-#include <optional>
 #include <string>
 #include <string_view>
 
+#include "rowpump/common/redis/redis.hpp"
 #include "rowpump/redis_address.hpp"
 
 namespace rowpump::redis {
 
-// "host:port"
-std::string to_string(const RedisEndpoint& endpoint);
 // What the address names, for log lines and errors: "127.0.0.1:6379", "Sentinel master
 // 'jobs' via 10.0.0.1:26379, 10.0.0.2:26379", "Cluster via 10.0.0.1:7000, ...".
 std::string describe(const RedisAddress& address);
@@ -24,17 +24,5 @@ std::string address_problem(const RedisAddress& address);
 
 // The node that serves `key` now. Throws IoError when nobody asked could say.
 RedisEndpoint find_node(const RedisAddress& address, std::string_view key);
-
-// A MOVED or ASK error's target ("ASK 3999 127.0.0.1:6381"); an empty host means the host of
-// the node that answered. nullopt when the text is not one.
-struct Redirect {
-    bool ask = false;
-    int slot = 0;
-    RedisEndpoint node;
-};
-std::optional<Redirect> parse_redirect(std::string_view error, const std::string& answered_by);
-
-// Whether an error reply means "this node cannot serve the key now: ask again where it is".
-bool is_unavailable(std::string_view error);
 
 }  // namespace rowpump::redis

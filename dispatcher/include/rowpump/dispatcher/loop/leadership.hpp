@@ -1,7 +1,7 @@
 #pragma once
 
 // Which dispatcher leads a queue, as this one sees it. The lock is a Redis key with an expiry
-// (leader_scripts.hpp): the leader renews it with every push, and at the start of a cycle when
+// (common/lua/lead.lua): the leader renews it with every push, and at the start of a cycle when
 // no push did for half the timeout (renewal_due); a stand-by tries to take it every third of
 // `leader_timeout`, so a leader that stops making progress is replaced within about 4/3 of it.
 // Pushes and done-list trims are fenced by the key, so a leader that wakes up after losing it is

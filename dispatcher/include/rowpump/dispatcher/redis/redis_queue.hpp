@@ -51,14 +51,14 @@ struct ReapedWorker {
     std::string worker_id;
     std::vector<Task> tasks;
     std::size_t malformed = 0;  // messages that were no task, moved to the bad list
-    // With shards: tasks reported as retries to the done list instead (kReapToDoneScript),
+    // With shards: tasks reported as retries to the done list instead (reap_to_done.lua),
     // each applied by its own shard's leader.
     std::size_t reported = 0;
 };
 
 class RedisQueue {
 public:
-    // `leader_id`: this dispatcher's id in the leader lock (leader_scripts.hpp), which fences
+    // `leader_id`: this dispatcher's id in the leader lock (common/lua/lead.lua), which fences
     // pushes and done-list trims.
     static RedisQueue open(const RedisAddress& address, const QueueConfig& queue,
                            std::string leader_id);
@@ -69,8 +69,8 @@ public:
     void announce();
     std::int64_t ready_length();
     // Takes or renews the leader lock for `leader_timeout`; returns who holds it now.
-    // The lead script (kLeadScript): who holds the lock now, and whether this dispatcher took
-    // it free.
+    // The lead script (common/lua/lead.lua): who holds the lock now, and whether this dispatcher
+    // took it free.
     struct Lead {
         std::string holder;
         bool took_free = false;
@@ -79,13 +79,13 @@ public:
     // Gives the leader lock up if this dispatcher holds it.
     void resign();
     // The rows' ready messages, RPUSHed and counted as "dispatched" in one script call
-    // (push_scripts.hpp); with a `rate`, only if the push window takes all of them, and then
+    // (common/lua/push.lua); with a `rate`, only if the push window takes all of them, and then
     // recorded in it. Without rows, reads the window.
     PushWindow push(const std::vector<ClaimedRow>& rows);
     // With shards, first routes the queue's new reports to their shards' done lists
-    // (shard_scripts.hpp); then, from this shard's list: up to `max` done messages, oldest first,
-    // parsed and checked against the queue's values; left in the done list until ack_done. Read in
-    // the same round trip: whether the queue is paused (rowpump:{q}:paused, see
+    // (common/lua/route_done.lua); then, from this shard's list: up to `max` done messages, oldest
+    // first, parsed and checked against the queue's values; left in the done list until ack_done.
+    // Read in the same round trip: whether the queue is paused (rowpump:{q}:paused, see
     // common/queue_pause.hpp).
     struct Inbox {
         std::vector<DoneEntry> done;
@@ -101,7 +101,7 @@ public:
     // Takes back the tasks held by workers whose heartbeat expired.
     std::vector<ReapedWorker> reap_dead_workers();
     // Which of `messages` (ready messages) are still held: waiting in the ready list, in a
-    // listed worker's processing list, or reported in the done list (protocol::kHeldScript).
+    // listed worker's processing list, or reported in the done list (common/lua/held.lua).
     std::vector<std::string> held(const std::vector<std::string>& messages);
     // Every task held so, as ready messages (for InFlight::load).
     std::vector<std::string> held_all();
@@ -125,14 +125,6 @@ private:
     redis::Connection conn_;
     const QueueConfig& queue_;
     protocol::Keys keys_;
-    std::string reap_sha_;
-    std::string held_sha_;
-    std::string push_sha_;
-    std::string lead_sha_;
-    std::string resign_sha_;
-    std::string ack_sha_;
-    std::string route_sha_;
-    std::string reap_to_done_sha_;
     std::string leader_id_;
     // With shards (queue.shard set): keys_.leader and keys_.done are the shard's own; these
     // are the queue's done list, where workers report, and every shard's done list.

@@ -1,8 +1,21 @@
-#include "rowpump/common/protocol/push_scripts.hpp"
-
-namespace rowpump::protocol {
-
-const char* const kPushScript = R"lua(
+-- push: the dispatcher pushes ready messages through this script. A queue with a `rate` keeps
+-- its push window in Redis (Keys::window): every push is checked against it and recorded in it
+-- atomically, on the Redis server's clock, so the limit holds whichever dispatcher pushes,
+-- across restarts and takeovers. Pushes the ready messages if the caller holds the leader lock
+-- (lead.lua), the window has room for all of them (else none) and, with a backlog limit, so has
+-- the ready list (with shards, several dispatchers push to one ready list); records the push in
+-- the window, counts the rows in the stats hash and renews the lock. With no messages it only
+-- reads the window. The window list holds one entry "<server time in us>:<rows>" per push,
+-- oldest first, stamped when the push has landed; an entry leaves it `period` later. Times are
+-- the Redis server's: if its clock is set back, pushes wait for the step too (the limit stays
+-- strict).
+--   KEYS[1] ready list, KEYS[2] window list, KEYS[3] stats hash, KEYS[4] leader key
+--   ARGV[1] rate count (0: no limit), ARGV[2] rate period in us, ARGV[3] stats field,
+--   ARGV[4] caller's id, ARGV[5] leader lock expiry in ms, ARGV[6] most ready messages the
+--   ready list may hold after the push (0: not checked here), ARGV[7...] ready messages
+--   returns three integers as strings: 1 if pushed (or nothing to push), 0 if the window or
+--           the ready list was full, -1 if the caller does not hold the lock; the rows the
+--           window takes now; the us until it takes one more (0: now)
 local function server_micros()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -51,6 +64,3 @@ if count > 0 then
   inside[#inside + 1] = {now, rows}
 end
 return reply(1)
-)lua";
-
-}  // namespace rowpump::protocol

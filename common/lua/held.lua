@@ -1,0 +1,44 @@
+-- held: run by the dispatcher before it writes off a claim whose lease is running out: which of
+-- the given ready messages are still held in Redis, that is waiting in the ready list, in the
+-- processing list of a listed worker (a worker whose heartbeat lapsed is listed until the
+-- dispatcher takes its tasks back), or reported in the done list and not applied yet. One
+-- atomic look, so a task moving from one list to the next is never missed. Reads the
+-- processing lists by name (ARGV[1] .. worker id): they share the queue's hash tag, so the
+-- same Redis Cluster slot.
+--   KEYS[1] ready list, KEYS[2] done list, KEYS[3] workers set, KEYS[4] (a shard's runner
+--           only) the queue's done list, where reports wait to be routed
+--   ARGV[1] processing key prefix, ARGV[2..] ready messages
+--   returns the messages it found; given none, every message held
+local wanted, left, all = {}, 0, #ARGV == 1
+for i = 2, #ARGV do
+  if not wanted[ARGV[i]] then left = left + 1 end
+  wanted[ARGV[i]] = true
+end
+local held = {}
+local function look(message)
+  if all then
+    held[#held + 1] = message
+  elseif wanted[message] then
+    wanted[message] = nil
+    held[#held + 1] = message
+    left = left - 1
+  end
+end
+local function scan(key, reported)
+  if left == 0 and not all then return end
+  for _, message in ipairs(redis.call('LRANGE', key, 0, -1)) do
+    if reported then
+      local space = string.find(message, ' ', 1, true)
+      if space then look(string.sub(message, 1, space - 1)) end
+    else
+      look(message)
+    end
+  end
+end
+scan(KEYS[1], false)
+for _, worker in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+  scan(ARGV[1] .. worker, false)
+end
+scan(KEYS[2], true)
+if KEYS[4] then scan(KEYS[4], true) end
+return held

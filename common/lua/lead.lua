@@ -1,0 +1,17 @@
+-- lead: takes a queue's leader lock when it is free, renews it when ARGV[1] holds it. The lock
+-- (Keys::leader) holds the leading dispatcher's id and expires unless that dispatcher renews
+-- it, so a leader that stops making progress (killed, frozen, a stuck host) loses it within the
+-- expiry, measured on the Redis server's clock. Whatever a leader writes that another one would
+-- also write (pushes, done-list trims) is fenced: it checks the lock in the same script
+-- (push.lua, ack_done.lua), so a stale leader's write is refused atomically.
+--   KEYS[1] leader key
+--   ARGV[1] caller's id, ARGV[2] expiry in ms
+--   returns {the holder's id after the call (ARGV[1] when the caller leads), '1' when the
+--           caller took a free lock, else '0' (it renewed its own, or another holds it)}: a
+--           leader that takes a free lock lost it at some point, and another may have led
+--           meanwhile
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return {holder, '0'} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if holder then return {ARGV[1], '0'} end
+return {ARGV[1], '1'}

@@ -36,9 +36,8 @@ std::int64_t subscribers(rowpump::redis::Connection& redis) {
 // Claim UPDATEs run so far (the claim joins the rows it picks: a multi-table UPDATE), read
 // with SHOW STATUS, which counts as neither.
 std::int64_t claim_updates(MysqlClient& db) {
-    return std::stoll(*db.rows("SHOW GLOBAL STATUS WHERE Variable_name = 'Com_update_multi'")
-                           .at(0)
-                           .at(1));
+    return std::stoll(
+        *db.rows("SHOW GLOBAL STATUS WHERE Variable_name = 'Com_update_multi'").at(0).at(1));
 }
 
 // A queue whose leader, once it has claimed, sleeps longer than any test here runs: its poll

@@ -76,6 +76,16 @@ struct BaselineSpec {
 // D: 50 threads each claiming one row at a time straight from MySQL.
 Sample run_row_claim_baseline(Context& ctx, const BaselineSpec& spec, int rep);
 
+struct ScrapeSpec {
+    std::int64_t rows = 400000;  // enough that the table does not run dry during the phases
+    int batch = 25;              // many cycles a second: a loop that waited for scrapes shows
+    int pairs = 5;               // quiet and scraped phases of about 600 ms each
+};
+// Scrapes beside dispatch: `rowpump run` alone (no workers) with `http` on, its dispatch rate
+// in phases without scrapes and with 50 a second (/metrics and /api/state in turn),
+// alternating. Records both rates and the median of the per-pair ratios.
+Sample run_scrape(Context& ctx, const ScrapeSpec& spec, int rep);
+
 struct ScaleSpec {
     // Table sizes; the smallest is the reference the others are compared with.
     std::vector<std::int64_t> rows{1000000, 10000000};

@@ -64,7 +64,8 @@ QueueSpec bench_queue() {
     return q;
 }
 
-std::string Context::write_config(const QueueSpec& q, const std::string& file_name) const {
+std::string Context::write_config(const QueueSpec& q, const std::string& file_name,
+                                  const std::vector<std::string>& extra_lines) const {
     testing::ConfigSpec spec;
     spec.mysql_host = env_.mysql.host;
     spec.mysql_port = env_.mysql.port;
@@ -76,6 +77,7 @@ std::string Context::write_config(const QueueSpec& q, const std::string& file_na
     spec.redis_port = env_.redis_port;
     spec.log_level = "info";
     spec.queues = {q};
+    spec.extra_lines = extra_lines;
     return testing::write_config(path(file_name), spec);
 }
 

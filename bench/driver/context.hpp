@@ -63,8 +63,10 @@ public:
     redis::Connection& redis() { return *redis_; }
 
     std::string path(const std::string& name) const { return run_dir_ + "/" + name; }
-    // Writes a rowpump config for one queue; returns its path.
-    std::string write_config(const QueueSpec& queue, const std::string& file_name) const;
+    // Writes a rowpump config for one queue, with `extra_lines` (top-level YAML such as
+    // `http:`) verbatim; returns its path.
+    std::string write_config(const QueueSpec& queue, const std::string& file_name,
+                             const std::vector<std::string>& extra_lines = {}) const;
 
     // Empties Redis, then waits until MariaDB has purged old row versions and is idle, so
     // one measurement does not pay for the previous one.

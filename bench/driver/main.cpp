@@ -5,6 +5,7 @@
 //
 //   rowpump_bench --run-dir DIR [--phases dispatch,e2e,latency,baseline] [--reps 3] ...
 //   rowpump_bench --run-dir DIR --phases scale [--scale-rows 1000000,10000000] ...
+//   rowpump_bench --run-dir DIR --phases scrape [--reps 3] ...
 
 #include <sys/stat.h>
 
@@ -43,6 +44,7 @@ struct Options {
     BaselineSpec baseline;
     ScaleSpec scale;
     std::string scale_workers = "4x8";
+    ScrapeSpec scrape;
 };
 
 bool has(const std::vector<std::string>& list, const std::string& item) {
@@ -135,6 +137,10 @@ void run_scale_phase(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) run_scale(ctx, spec, rep);
 }
 
+void run_scrape_phase(Context& ctx, const Options& o) {
+    for (int rep = 1; rep <= o.reps; ++rep) run_scrape(ctx, o.scrape, rep);
+}
+
 Options parse_options(int argc, char** argv) {
     Options o;
     std::string latency_workers = "2x4";
@@ -147,8 +153,9 @@ Options parse_options(int argc, char** argv) {
         ->delimiter(',');
     app.add_option("--phases", o.phases,
                    "dispatch, e2e, latency, baseline; drain (workers alone, on the e2e configs "
-                   "and rows) and scale (dispatch and e2e on --scale-rows tables): not part of "
-                   "the default run")
+                   "and rows), scale (dispatch and e2e on --scale-rows tables) and scrape "
+                   "(dispatch with and without 50 HTTP scrapes a second): not part of the "
+                   "default run")
         ->delimiter(',');
     app.add_option("--reps", o.reps, "repetitions of each measurement");
     app.add_option("--rows", o.rows, "rows in the dispatch table");
@@ -191,6 +198,10 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--scale-workers", o.scale_workers,
                    "the scale phase's end-to-end workers, PROCESSESxTHREADS[xBATCH]");
     app.add_option("--scale-time-limit", o.scale.time_limit_s, "seconds per scale run");
+    app.add_option("--scrape-rows", o.scrape.rows, "rows in the scrape phase's table");
+    app.add_option("--scrape-batch", o.scrape.batch, "the scrape phase's dispatch batch");
+    app.add_option("--scrape-pairs", o.scrape.pairs,
+                   "quiet and scraped phases per repetition (the median ratio is reported)");
     rowpump::testing::parse_or_exit(app, argc, argv);
     std::tie(o.latency.processes, o.latency.threads) = processes_threads(latency_workers);
     return o;
@@ -214,6 +225,7 @@ int main(int argc, char** argv) try {
     }
     if (has(o.phases, "latency")) run_latency_phase(ctx, o);
     if (has(o.phases, "scale")) run_scale_phase(ctx, o);
+    if (has(o.phases, "scrape")) run_scrape_phase(ctx, o);
 
     const std::string summary = markdown_summary(ctx.samples(), Targets{});
     std::ofstream(ctx.path("summary.md")) << summary;

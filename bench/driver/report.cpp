@@ -293,6 +293,23 @@ std::string markdown_summary(const std::vector<Sample>& samples, const Targets& 
         md << "\n";
     }
 
+    const auto scrape = by_config(samples, "scrape");
+    if (!scrape.empty()) {
+        md << "### Scrapes beside dispatch (median of runs)\n\n"
+           << "| config | rows/s quiet | rows/s scraped | scraped / quiet (median of pairs) | "
+              "runs | failed scrapes |\n|---|---:|---:|---:|---|---:|\n";
+        for (const auto& [c, g] : scrape) {
+            std::string ratios;
+            for (double v : values(g, "ratio_median"))
+                ratios += (ratios.empty() ? "" : " / ") + fixed(100 * v, 0) + "%";
+            md << "| " << c << " | " << thousands(median_of(g, "quiet_rows_per_s")) << " | "
+               << thousands(median_of(g, "scraped_rows_per_s")) << " | "
+               << fixed(100 * median_of(g, "ratio_median"), 0) << "% | " << ratios << " | "
+               << thousands(median_of(g, "scrape_failures")) << " |\n";
+        }
+        md << "\n";
+    }
+
     const Growth dispatch_growth =
         scale_table(md, samples, "dispatch_scale", "How cost grows: dispatch (`rowpump run` alone)",
                     "rows_per_s", "max_rss_mb", "rows_moved");

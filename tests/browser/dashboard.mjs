@@ -59,7 +59,10 @@ try {
     step(`retried dead row ${args["dead-id"]}`);
   }
   if (args.screenshot) {
-    await page.waitForTimeout(1500); // let the charts gather a few more points
+    // Let the charts gather a few more points: three samples more than they hold now.
+    const held = await page.evaluate((q) => queues.get(q).history.length, args.queue);
+    await page.waitForFunction(([q, n]) => queues.get(q).history.length >= n,
+                               [args.queue, held + 3]);
     await page.screenshot({ path: args.screenshot, fullPage: true });
     step(`screenshot ${args.screenshot}`);
   }

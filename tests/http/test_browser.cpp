@@ -47,12 +47,27 @@ TEST_CASE("the dashboard in Chromium shows live numbers, retries a dead row and 
     CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_dead_at IS NOT NULL "
                         "AND user_id IN (1, 2, 3)") == 2);
     CHECK(sys.db.scalar("SELECT rp_attempts FROM user_block_status WHERE user_id = 2") == 0);
-    // Paused in Redis, and the dispatcher stops dispatching.
+    // Paused in Redis (the page showed "paused" before the script ended), and the dispatcher
+    // stops dispatching. It sets the gauge in a cycle that saw the pause, after every earlier
+    // cycle ended: from here on it may push nothing.
     CHECK(sys.redis.command({"EXISTS", sys.keys().paused}).integer() == 1);
     REQUIRE(eventually(10s, [&] { return sys.metric("rowpump_paused") == 1; }));
-    const auto dispatched = sys.metric("rowpump_dispatched_total");
-    CHECK(eventually(3s, [&] { return sys.metric("rowpump_dispatched_total") != dispatched; }) ==
-          false);
+    const auto dispatched = queue_stat(sys.redis, "users", "dispatched");
+    const auto completed = queue_stat(sys.redis, "users", "completed");
+    // The worker drains what was pushed before the pause and the dispatcher applies it. The
+    // cycle that applies the last of it finds the ready list empty and many rows due (each
+    // row is due again 2 s after its check): unpaused, it would claim and push them.
+    const auto pushed_since = [&] {
+        return queue_stat(sys.redis, "users", "dispatched") - dispatched;
+    };
+    const bool drained = eventually(30s, [&] {
+        return pushed_since() != 0 || (list_length(sys.redis, sys.keys().ready) == 0 &&
+                                       list_length(sys.redis, sys.keys().done) == 0);
+    });
+    INFO(describe_stats(sys.redis, "users"));
+    CHECK(pushed_since() == 0);
+    REQUIRE(drained);
+    REQUIRE(queue_stat(sys.redis, "users", "completed") > completed);  // cycles ran meanwhile
     const auto log = sys.dispatcher->log();
     CHECK(contains(log, "info http: queue users: retry ids 2: 1 dead row(s) due again"));
     CHECK(contains(log, "info http: queue users: paused (dashboard, from 127.0.0.1)"));

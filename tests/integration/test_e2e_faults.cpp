@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <optional>
@@ -105,19 +107,27 @@ TEST_CASE("e2e: kill -9 of a worker process: its tasks run again within the hear
     std::map<std::string, std::string> held_token;  // id -> the token the victim held
     for (const auto& t : held) held_token[t.id] = t.token;
     std::map<std::string, milliseconds> handled_again;  // id -> time from the kill
+    std::size_t before_heartbeat_lapsed = 0;  // of those, handled while its heartbeat lived
+    // A guard, far below the lease (5 min): within it only the heartbeat path brings tasks back.
     const bool all_again = eventually(
-        30s,
+        60s,
         [&] {
             const auto now = since(killed_at);
-            for (const auto& t : survivor.handled()) {
+            const auto seen = survivor.handled();
+            // Read after the task log: a heartbeat still there now was there when they ran.
+            const bool heartbeat_lives = exists(sys.redis, keys.heartbeat("victim"));
+            for (const auto& t : seen) {
                 auto it = held_token.find(t.id);
-                if (it != held_token.end() && t.token != it->second) {
-                    handled_again.emplace(t.id, now);
+                if (it != held_token.end() && t.token != it->second &&
+                    handled_again.emplace(t.id, now).second && heartbeat_lives) {
+                    ++before_heartbeat_lapsed;
                 }
             }
             return handled_again.size() == held_token.size();
         },
         10ms);
+    INFO(handled_again.size() << " of " << held.size() << " tasks handled again; "
+                              << describe_stats(sys.redis, "users"));
     REQUIRE(all_again);
 
     milliseconds first = milliseconds::max(), last{0};
@@ -128,11 +138,10 @@ TEST_CASE("e2e: kill -9 of a worker process: its tasks run again within the hear
     WARN(held.size() << " tasks of the killed worker handled again between " << first.count()
                      << " and " << last.count() << " ms after the kill (heartbeat TTL "
                      << kTtl.count() << " ms)");
-    // The TTL, then up to: the reap interval, 1 s for the claim sweep to come back to
-    // rows behind its cursor, the backlog ahead of them, one task's work.
-    CHECK(last <= kTtl + 3s);
-    // Not before its heartbeat lapsed: the last beat was at most TTL/3 before the kill.
-    CHECK(first >= kTtl * 2 / 3 - 100ms);
+    // Not before its heartbeat lapsed: the dispatcher takes a worker's tasks back only then.
+    CHECK(before_heartbeat_lapsed == 0);
+    // Taken back by the heartbeat path (the reap counts them), not by their lease.
+    CHECK(queue_stat(sys.redis, "users", "reaped") == static_cast<std::int64_t>(held.size()));
 
     const bool done = eventually(
         60s, [&] { return sys.rows_left() == 0; }, 100ms);
@@ -251,20 +260,27 @@ TEST_CASE(
     frozen.process().signal(SIGSTOP);
     REQUIRE(eventually(10s, [&] { return !is_member(sys.redis, keys.workers, "frozen"); }));
 
-    const auto inserted = steady_clock::now();
     insert_e2e_rows(sys.db, 1, 1);
     spec.worker_id = "survivor";
     spec.extra_args = {};
     TestWorkerProcess survivor(ROWPUMP_TEST_WORKER, sys, spec);
+    // A guard, past the lease (20 s): a task lost to the frozen worker comes back by then, and
+    // the checks below tell it apart.
     const bool done = eventually(
-        30s, [&] { return sys.rows_left() == 0; }, 20ms);
-    const auto took = since(inserted);
-    INFO("row completed " << took.count() << " ms after it was inserted; "
-                          << describe_stats(sys.redis, "users"));
+        60s, [&] { return sys.rows_left() == 0; }, 20ms);
+    INFO(describe_stats(sys.redis, "users") << "; frozen worker's processing list: "
+                                            << list_length(sys.redis, frozen.processing_key()));
     REQUIRE(done);
-    // The bound of the heartbeat path, not the lease (20 s). Fails while the SDK blocks in
-    // one BLMOVE for the whole fetch timeout, however long the heartbeat TTL is.
-    REQUIRE(took.count() <= (kTtl + 3s).count());
+    // The row went out once and the survivor ran it: the frozen worker's block had ended
+    // before it was reaped, so it took nothing. Fails while the SDK blocks in one BLMOVE for
+    // the whole fetch timeout, however long the heartbeat TTL is: the task then moves into
+    // the frozen worker's list and is claimed again only when its lease runs out.
+    CHECK(queue_stat(sys.redis, "users", "dispatched") == 1);
+    CHECK(list_length(sys.redis, frozen.processing_key()) == 0);
+    const auto handled = survivor.handled();
+    REQUIRE(handled.size() == 1);
+    CHECK(handled[0].id == "1");
+    CHECK(sys.rows_not_run_once() == 0);
     frozen.process().signal(SIGCONT);
 }
 
@@ -337,14 +353,12 @@ TEST_CASE(
 
     REQUIRE(eventually(30s, [&] { return stopped.handled().size() >= 300; }));
     REQUIRE(list_length(sys.redis, stopped.processing_key()) > 0);  // it has tasks in hand
-    const auto signalled = steady_clock::now();
     stopped.process().signal(SIGTERM);
-    auto status = stopped.process().wait(10s);
-    const auto took = since(signalled);
+    // A guard: it takes one task's work plus one fetch timeout (1 s).
+    auto status = stopped.process().wait(60s);
     INFO("worker output:\n" << stopped.output());
     REQUIRE(status);
     CHECK(status->describe() == "exit code 0");
-    CHECK(took < 5s);  // one task's work plus one fetch timeout (1 s)
     // Nothing left in hand, signed off: the dispatcher has nothing to take back.
     CHECK(list_length(sys.redis, stopped.processing_key()) == 0);
     CHECK(!exists(sys.redis, keys.heartbeat("stopped")));
@@ -392,26 +406,31 @@ TEST_CASE("e2e: stop() of an in-process worker under load: run() returns with ev
     options.threads = 4;
     rowpump::Worker worker(options);
     std::atomic<int> handled{0};
+    std::atomic<bool> run_returned{false};
     std::exception_ptr failure;
     std::thread runner([&] {
         try {
             worker.run([&](const rowpump::Task&) {
-                std::this_thread::sleep_for(5ms);
+                std::this_thread::sleep_for(5ms);  // the handler's work
                 ++handled;
                 return rowpump::Outcome::success({{"status", "1"}});
             });
         } catch (...) {
             failure = std::current_exception();
         }
+        run_returned = true;
     });
     const bool busy = eventually(30s, [&] { return handled >= 200; });
     worker.stop();
-    const auto stopped = steady_clock::now();
+    // A guard: run() returns after the task in hand plus one fetch timeout (1 s).
+    const bool returned = eventually(60s, [&] { return run_returned.load(); });
+    if (!returned) {  // joining would hang the test run: end it with a message instead
+        std::fputs("worker.run() did not return within 60 s of stop()\n", stderr);
+        std::abort();
+    }
     runner.join();
-    const auto took = since(stopped);
     REQUIRE(!failure);
     REQUIRE(busy);
-    CHECK(took < 5s);  // the task in hand plus one fetch timeout (1 s)
     const auto keys = sys.keys();
     CHECK(list_length(sys.redis, keys.processing("in-process")) == 0);
     CHECK(!is_member(sys.redis, keys.workers, "in-process"));

@@ -34,26 +34,30 @@ QueueSpec slow_queue() {
     return queue;
 }
 
-// Waits for every row to complete and checks that nothing ran or went out twice.
-// `runs` gives how often the worker ran each row's handler.
+// Waits for every row to complete and checks, from the table, the queue's counters and the
+// worker's own record, that nothing ran or went out twice. `runs` gives how often the
+// worker ran each row's handler.
 void check_each_row_once(E2eSystem& sys, std::chrono::steady_clock::time_point started,
                          const std::function<std::map<std::string, int>()>& runs) {
+    // A guard only: with every row run once this takes ~11 s.
     const bool done = eventually(
-        60s, [&] { return queue_stat(sys.redis, "users", "completed") >= kRows; }, 50ms);
+        120s, [&] { return queue_stat(sys.redis, "users", "completed") >= kRows; }, 50ms);
     const auto took =
         std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
     INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
     REQUIRE(done);
     WARN(kRows << " rows at ~90 tasks/s with lease 2 s took " << took.count()
                << " ms (ideal ~11,000 ms); " << describe_stats(sys.redis, "users"));
-    CHECK(took < 25s);  // about the ideal time: no work was done twice
     CHECK(sys.rows_left() == 0);
-    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(sys.rows_not_run_once() == 0);  // on_success applied once per row
     auto stats = queue_stats(sys.redis, "users");
     CHECK(stats["completed"] == kRows);
-    CHECK(stats["dispatched"] == kRows);  // no row was claimed a second time
+    CHECK(stats["dispatched"] == kRows);  // no row was claimed and pushed a second time
     CHECK(stats["stale"] == 0);
+    CHECK(stats["reaped"] == 0);
     CHECK(stats["renewed"] > 0);  // the waiting rows did outlive their first lease
+    CHECK(list_length(sys.redis, sys.keys().ready) == 0);  // no copy left over
+    // The worker's side: each row's handler ran once.
     const auto handled = runs();
     CHECK(handled.size() == static_cast<std::size_t>(kRows));
     int twice = 0;

@@ -12,7 +12,10 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -103,6 +106,58 @@ struct QueueBed {
         o.log = [this](const std::string& line) { log.add(line); };
         return o;
     }
+};
+
+// Whether a client is blocked in BLMOVE right now (CLIENT LIST: flags=b, cmd=blmove).
+bool blocked_in_blmove(rowpump::redis::Connection& redis) {
+    std::istringstream clients(redis.command({"CLIENT", "LIST"}).string());
+    std::string line;
+    while (std::getline(clients, line)) {
+        if (line.find(" flags=b ") != std::string::npos &&
+            line.find(" cmd=blmove ") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+// Calls of `command` since the last CONFIG RESETSTAT, from INFO commandstats.
+std::int64_t command_calls(rowpump::redis::Connection& redis, const std::string& command) {
+    const auto stats = redis.command({"INFO", "commandstats"}).string();
+    const auto at = stats.find("cmdstat_" + command + ":calls=");
+    return at == std::string::npos ? 0 : std::stoll(stats.substr(stats.find('=', at) + 1));
+}
+
+// worker.fetch(timeout) on a thread of its own, so the test can watch it wait.
+class BackgroundFetch {
+public:
+    BackgroundFetch(rowpump::Worker& worker, std::chrono::milliseconds timeout)
+        : thread_([this, &worker, timeout] {
+              try {
+                  task_ = worker.fetch(timeout);
+              } catch (...) {
+                  failure_ = std::current_exception();
+              }
+              returned_ = true;
+          }) {}
+    ~BackgroundFetch() {
+        if (thread_.joinable()) thread_.join();
+    }
+    bool returned() const { return returned_.load(); }
+    // Waits for fetch() to return (the timeout is a guard); rethrows what it threw.
+    std::optional<Task> result(std::chrono::milliseconds timeout) {
+        if (!eventually(timeout, [&] { return returned(); })) {
+            throw std::runtime_error("fetch() did not return in time");
+        }
+        thread_.join();
+        if (failure_) std::rethrow_exception(failure_);
+        return task_;
+    }
+
+private:
+    std::atomic<bool> returned_{false};
+    std::optional<Task> task_;
+    std::exception_ptr failure_;
+    std::thread thread_;
 };
 
 Outcome status_ok(const Task& task) {
@@ -335,20 +390,27 @@ TEST_CASE("fetch blocks until a task comes or the timeout passes", "[worker]") {
     bed.announce();
     rowpump::Worker worker(bed.options());
 
-    auto start = std::chrono::steady_clock::now();
-    CHECK_FALSE(worker.fetch(300ms));
-    CHECK(std::chrono::steady_clock::now() - start >= 250ms);
-
-    std::thread pusher([port = bed.server.port(), key = bed.keys.ready] {
-        std::this_thread::sleep_for(100ms);
-        rowpump::RedisAddress o;
-        o.port = port;
-        rowpump::redis::Connection::connect(o).command({"RPUSH", key, ready_for(5)});
-    });
-    auto task = worker.fetch(5s);
-    pusher.join();
-    REQUIRE(task);
-    CHECK(task->id == "5");
+    SECTION("nothing comes: it waits out its timeout in BLMOVE and returns nothing") {
+        const auto start = std::chrono::steady_clock::now();
+        BackgroundFetch fetch(worker, 2s);
+        REQUIRE(eventually(10s, [&] { return blocked_in_blmove(bed.redis) || fetch.returned(); }));
+        CHECK_FALSE(fetch.returned());  // seen blocked in Redis before it returned
+        CHECK_FALSE(fetch.result(30s));
+        // It did not return before its timeout (a lower bound: a slow machine only adds).
+        CHECK(std::chrono::steady_clock::now() - start >= 2s);
+    }
+    SECTION("a task comes while it waits: the fetch returns it") {
+        BackgroundFetch fetch(worker, 60s);
+        // The worker is blocked in Redis and its fetch has not returned: it waits.
+        REQUIRE(eventually(10s, [&] { return blocked_in_blmove(bed.redis) || fetch.returned(); }));
+        REQUIRE_FALSE(fetch.returned());
+        bed.push_ready({ready_for(5)});
+        const auto task = fetch.result(30s);  // a guard; the timeout (60 s) is far off
+        REQUIRE(task);
+        CHECK(task->id == "5");
+        CHECK(bed.list(bed.keys.processing(worker.worker_id())) ==
+              std::vector<std::string>{ready_for(5)});
+    }
 }
 
 TEST_CASE("retry and extend reports carry their fields", "[worker]") {
@@ -509,17 +571,19 @@ TEST_CASE("an unknown queue is an error after queue_wait", "[worker]") {
         CHECK_THROWS_WITH(worker.run(status_ok), expected);
     }
     SECTION("announced while waiting") {
-        options.queue_wait = 10s;
+        options.queue_wait = 60s;
         rowpump::Worker worker(options);
-        std::thread announcer([&] {
-            std::this_thread::sleep_for(200ms);
-            rowpump::redis::Connection c = bed.server.connect();
-            c.command({"HSET", bed.keys.meta, "values", "status"});
-            c.command({"RPUSH", bed.keys.ready, ready_for(1)});
-        });
-        auto task = worker.fetch(5s);
-        announcer.join();
-        CHECK(task);
+        bed.redis.command({"CONFIG", "RESETSTAT"});
+        BackgroundFetch fetch(worker, 5s);
+        // It looked for the queue's meta hash (EXISTS), found none, and waits: the fetch has
+        // not returned, nor thrown.
+        REQUIRE(eventually(10s, [&] { return command_calls(bed.redis, "exists") >= 2; }));
+        REQUIRE_FALSE(fetch.returned());
+        bed.redis.command({"HSET", bed.keys.meta, "values", "status"});
+        bed.push_ready({ready_for(1)});
+        const auto task = fetch.result(30s);  // a guard; queue_wait (60 s) is far off
+        REQUIRE(task);
+        CHECK(task->id == "1");
     }
 }
 

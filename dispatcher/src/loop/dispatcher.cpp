@@ -1,8 +1,8 @@
 #include "rowpump/dispatcher/loop/dispatcher.hpp"
 
-#include "loop/queue_runner.hpp"
 #include "observe/http_endpoint.hpp"
 #include "observe/observer.hpp"
+#include "rowpump/dispatcher/loop/queue_runner.hpp"
 
 namespace rowpump {
 

@@ -1,4 +1,4 @@
-#include "loop/queue_runner.hpp"
+#include "rowpump/dispatcher/loop/queue_runner.hpp"
 
 #include <cppconn/exception.h>
 #include <spdlog/spdlog.h>

@@ -18,7 +18,7 @@
 
 #include "rowpump/dispatcher/config/config.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
-#include "rowpump/dispatcher/mysql/queue_store.hpp"
+#include "rowpump/dispatcher/mysql/outcome_store.hpp"
 #include "rowpump/dispatcher/redis/redis_queue.hpp"
 
 namespace rowpump {

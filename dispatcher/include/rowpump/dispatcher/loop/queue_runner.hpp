@@ -15,7 +15,7 @@
 #include "rowpump/dispatcher/loop/outage_log.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
 #include "rowpump/dispatcher/loop/shard_balance.hpp"
-#include "rowpump/dispatcher/mysql/queue_store.hpp"
+#include "rowpump/dispatcher/mysql/outcome_store.hpp"
 #include "rowpump/dispatcher/observe/queue_health.hpp"
 #include "rowpump/dispatcher/observe/queue_metrics.hpp"
 #include "rowpump/dispatcher/redis/redis_queue.hpp"

@@ -1,4 +1,4 @@
-#include "rowpump/dispatcher/mysql/queue_store.hpp"
+#include "rowpump/dispatcher/mysql/outcome_store.hpp"
 
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>

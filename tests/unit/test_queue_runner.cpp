@@ -48,9 +48,9 @@ private:
 };
 
 struct FakeRedisState {
-    std::string leader_id;         // this runner's, as open_redis was given it
-    std::string holder;            // who holds the leader lock; "" for free: the runner takes it
-    std::vector<DoneEntry> done;   // the done list
+    std::string leader_id;        // this runner's, as open_redis was given it
+    std::string holder;           // who holds the leader lock; "" for free: the runner takes it
+    std::vector<DoneEntry> done;  // the done list
     std::vector<ReapedWorker> dead_workers;
     enum class PushResult { ok, fails, refused } push_result = PushResult::ok;
     bool ack_refused = false;
@@ -87,7 +87,8 @@ public:
             window.leader = false;
             return window;
         }
-        for (const auto& row : rows) state_.pushed.push_back(protocol::format_ready(row.id, row.token));
+        for (const auto& row : rows)
+            state_.pushed.push_back(protocol::format_ready(row.id, row.token));
         window.pushed = true;
         return window;
     }
@@ -231,9 +232,8 @@ TEST_CASE("QueueRunner: a cycle takes the lead, claims and pushes; the next appl
     CHECK(bed.path.hooks == std::vector<std::string>{"on_lead leading took_free",
                                                      "on_outcomes_taken 0", "before_claim 10",
                                                      "claim", "on_pushed 2"});
-    CHECK(bed.links.redis.pushed ==
-          std::vector<std::string>{protocol::format_ready("1", kToken1),
-                                   protocol::format_ready("2", kToken2)});
+    CHECK(bed.links.redis.pushed == std::vector<std::string>{protocol::format_ready("1", kToken1),
+                                                             protocol::format_ready("2", kToken2)});
 
     bed.path.hooks.clear();
     bed.links.redis.done = {success("1", kToken1)};
@@ -243,9 +243,9 @@ TEST_CASE("QueueRunner: a cycle takes the lead, claims and pushes; the next appl
     CHECK(bed.links.redis.acked == std::vector<std::string>{success("1", kToken1).message});
     CHECK(protocol::stat(bed.links.redis.acked_stats, protocol::kStatCompleted) == 1);
     // The lock was renewed by the push: no lead script, so nothing taken free.
-    CHECK(bed.path.hooks ==
-          std::vector<std::string>{"on_lead leading", "on_outcomes_taken 1", "before_claim 10",
-                                   "claim", "on_outcomes_finished 1"});
+    CHECK(bed.path.hooks == std::vector<std::string>{"on_lead leading", "on_outcomes_taken 1",
+                                                     "before_claim 10", "claim",
+                                                     "on_outcomes_finished 1"});
     CHECK(bed.links.mysql.opened == 1);  // connections are kept
     CHECK(bed.links.redis.opened == 1);
 }
@@ -314,8 +314,9 @@ TEST_CASE("QueueRunner: a push the leader lock refuses gives the claims back and
     CHECK(bed.path.hooks == std::vector<std::string>{"on_lead"});
 }
 
-TEST_CASE("QueueRunner: a refused trim of the done list loses the lead; the outcome is not finished",
-          "[queue_runner]") {
+TEST_CASE(
+    "QueueRunner: a refused trim of the done list loses the lead; the outcome is not finished",
+    "[queue_runner]") {
     Bed bed;
     bed.links.redis.ack_refused = true;
     bed.links.redis.done = {success("1", kToken1)};
@@ -337,8 +338,7 @@ TEST_CASE("QueueRunner: tasks taken back from a dead worker are applied on the c
     CHECK(bed.links.mysql.reaped.applied == std::vector<std::string>{"7"});
     CHECK(bed.links.mysql.outcomes.applied.empty());
     CHECK(bed.links.redis.set_aside.size() == 1);  // move_aside gets every entry
-    CHECK(bed.path.hooks == std::vector<std::string>{"on_lead leading took_free",
-                                                     "on_outcomes_taken 0",
-                                                     "on_outcomes_finished 7", "before_claim 10",
-                                                     "claim"});
+    CHECK(bed.path.hooks ==
+          std::vector<std::string>{"on_lead leading took_free", "on_outcomes_taken 0",
+                                   "on_outcomes_finished 7", "before_claim 10", "claim"});
 }

@@ -33,8 +33,8 @@ void for_each_statement(std::size_t count, F&& chunk) {
 // Binds `rows` to the statements `statement(size)` gives, a chunk at a time, the first
 // `columns` values of each row, and sums what `run` returns for each chunk.
 template <typename Statement, typename Run>
-std::int64_t for_each_chunk(const std::vector<std::vector<std::string>>& rows,
-                            std::size_t columns, Statement&& statement, Run&& run) {
+std::int64_t for_each_chunk(const std::vector<std::vector<std::string>>& rows, std::size_t columns,
+                            Statement&& statement, Run&& run) {
     std::int64_t total = 0;
     for_each_statement(rows.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
         auto& stmt = statement(size);

@@ -276,7 +276,7 @@ inline apply_outcome(msg, reaped) {
     fi
 }
 #else
-/* Applies one outcome, guarded by the token (QueueStore::apply, QueueSql::join_values): only
+/* Applies one outcome, guarded by the token (OutcomeStore::apply, QueueSql::join_values): only
  * a row still carrying the claim token changes, and it keeps the settled form of the token,
  * so the same outcome applied again (a dispatcher killed between the commit and the
  * acknowledgement) finds it settled and counts once. */
@@ -317,7 +317,7 @@ inline forget(k) {
     known[k] = 0
 }
 
-/* QueueRunner::know_in_flight: InFlight::load of RedisQueue::held_all (kHeldScript with no
+/* ScanClaim::on_lead: InFlight::load of RedisQueue::held_all (kHeldScript with no
  * arguments: the ready list, the processing lists of listed workers, the done list; of two
  * tasks of one row, the later one wins) */
 inline learn(k) {
@@ -335,7 +335,7 @@ inline finished(k, m) {
     if :: fl[k * NR + ROW(m)] == TOK(m) -> fl[k * NR + ROW(m)] = 0 :: else fi
 }
 
-/* QueueRunner::audit_in_flight: InFlight::keep_only(RedisQueue::held(...), reaped): a task
+/* ScanClaim::before_claim: InFlight::keep_only(RedisQueue::held(...), reaped): a task
  * in flight that no list holds, and not taken back and still to be applied, is dropped */
 inline audit(k) {
     for (x_i : 0 .. NR - 1) {
@@ -374,7 +374,7 @@ end:
     /* a stand-by waits; the lock of a dispatcher that was killed expires (leader_timeout) */
     :: atomic { phase[d] == LEAD && leader == ORPHAN -> leader = NOBODY }
 #ifdef REDIS_CLAIM
-    /* connect() while another holds the lock: know_in_flight forgets (or it froze and did
+    /* connect() while another holds the lock: ScanClaim::on_lead forgets (or it froze and did
      * not run) */
     :: atomic { phase[d] == LEAD && leader != ME && leader != NOBODY && known[d] -> forget(d) }
 #endif
@@ -397,7 +397,7 @@ end:
         pending[d] = (got[d] != 0);
         if :: got[d] != 0 -> printf("MSC: D%d reads done %d:%d\n", d, ROW(got[d]), TOK(got[d])) :: else fi;
 #ifdef REDIS_CLAIM
-        /* QueueRunner::mark_stale: another task of the row is in flight */
+        /* ScanClaim::on_outcomes_taken: another task of the row is in flight */
         if
         :: got[d] != 0 && fl[d * NR + ROW(got[d])] != 0 && fl[d * NR + ROW(got[d])] != TOK(got[d]) ->
             printf("MSC: D%d: %d:%d is stale (%d in flight)\n", d, ROW(got[d]), TOK(got[d]), fl[d * NR + ROW(got[d])]);
@@ -416,7 +416,7 @@ end:
         }
         phase[d] = (x_n > 0 -> APPLY_REAPED : CLAIM) }
 
-    /* QueueRunner::apply_reaped: each task taken back is a failed attempt */
+    /* Reaper::apply: each task taken back is a failed attempt */
     :: atomic { phase[d] == APPLY_REAPED ->
         for (x_t : 0 .. NW - 1) {
             if
@@ -432,7 +432,7 @@ end:
         }
         phase[d] = (phase[d] == APPLY_REAPED -> CLAIM : LEAD) }
 
-    /* the outcome transaction (QueueStore::apply, on the second connection): before the
+    /* the outcome transaction (OutcomeStore::apply, on the outcome session): before the
      * claim, in a thread beside it (while a sweep resumes; with claim: redis always), or
      * after the push (in a cycle a nudge started), so possibly after the push */
 #ifdef REDIS_CLAIM
@@ -443,11 +443,11 @@ end:
         apply_outcome(got[d], 0);
         pending[d] = 0 }
 
-    /* LLEN for the capacity, LeaseKeeper::keep, QueueStore::claim. The keeper's look and the
+    /* LLEN for the capacity, LeaseKeeper::keep, ClaimStore::claim. The keeper's look and the
      * claim are one step: the code claims within lease/8 of a look that renewed every held
      * lease ending within lease/2, so no held lease ends in between (README: unless the
      * dispatcher freezes for more than half a lease between the two). With claim: redis:
-     * audit_in_flight, then scan_claimable (QueueStore::scan_retried, scan: a read that
+     * ScanClaim::before_claim, then ScanClaim::claim (ScanStore::scan_retried, scan: a read that
      * writes nothing), which passes over the rows in flight. */
     :: atomic { phase[d] == CLAIM ->
         x_cap = (MAXB - nready < BATCH -> MAXB - nready : BATCH);
@@ -458,8 +458,8 @@ end:
         if
         :: x_cap > 0 ->
 #if !defined(OLD_LEASE) && !defined(REDIS_CLAIM)
-            /* LeaseKeeper::keep_page: QueueStore::expiring, RedisQueue::held (kHeldScript),
-             * QueueStore::renew */
+            /* LeaseKeeper::keep_page: ClaimStore::expiring, RedisQueue::held (kHeldScript),
+             * ClaimStore::renew */
             for (x_i : 0 .. NR - 1) {
                 if
                 :: tok[x_i] != 0 && !settled[x_i] && !dead[x_i] && lease[x_i] != NONE ->
@@ -527,7 +527,7 @@ end:
         :: else -> phase[d] = RELEASE
         fi }
 
-    /* the push was refused by the lock: QueueStore::release, then LeadershipLost (with
+    /* the push was refused by the lock: ClaimStore::release, then LeadershipLost (with
      * claim: redis nothing was written to release, and LeadershipLost forgets the set) */
     :: atomic { phase[d] == RELEASE ->
         printf("MSC: D%d: push refused, claims released\n", d);
@@ -552,7 +552,7 @@ end:
             for (x_i : 1 .. ndone - 1) { done[x_i - 1] = done[x_i] }
             ndone--; done[ndone] = 0;
 #ifdef REDIS_CLAIM
-            finished(d, got[d]) /* QueueRunner::finish_in_flight */
+            finished(d, got[d]) /* ScanClaim::on_outcomes_finished */
 #endif
         :: else; /* refused: LeadershipLost */
 #ifdef REDIS_CLAIM

@@ -70,7 +70,7 @@ std::string dispatcher_id() {
 
 std::int64_t unix_ms() {
     using namespace std::chrono;
-    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    return duration_cast<Millis>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace rowpump::protocol

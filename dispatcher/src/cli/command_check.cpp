@@ -14,6 +14,7 @@
 #include "rowpump/common/redis/redis_connections.hpp"
 #include "rowpump/common/redis/redis_route.hpp"
 #include "rowpump/dispatcher/cli/commands.hpp"
+#include "rowpump/dispatcher/loop/claim_path.hpp"
 #include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 #include "rowpump/dispatcher/mysql/statement_check.hpp"
@@ -82,24 +83,6 @@ std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueCo
     return "";
 }
 
-// Which claim mode the queue uses, and why one would pick the other (README.md, "Claims in
-// MySQL or in Redis").
-std::string claim_mode_line(const QueueConfig& queue) {
-    if (queue.claim == ClaimMode::redis) {
-        return "claim: redis: each task writes its row once, with its outcome; rows in flight "
-               "still look due in MySQL and the leader keeps them apart. Pick mysql for rows "
-               "that show their claim, for shards or an order_by of several columns";
-    }
-    return "claim: mysql (the default): each task writes its row twice, claim and outcome, "
-           "and the row shows its claim. Pick redis for about half the MySQL work per task";
-}
-
-std::vector<std::string> claim_statements(const QueueSql& sql, const QueueConfig& queue) {
-    if (queue.claim == ClaimMode::redis)
-        return {sql.scan_retried(), sql.scan(), sql.scan_from(), sql.lock_scanned(1)};
-    return {sql.claim_plan(), sql.claim_expired(), sql.claim(), sql.read_back()};
-}
-
 // The queues (or shards of queues) whose table is on `config.mysql`.
 void check_server(const Config& config, std::ostream& out, std::ostream& err, int& problems,
                   int& warnings) {
@@ -124,9 +107,12 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
                 ++problems;
                 continue;
             }
-            out << "queue " << queue.label() << ": ok; " << claim_mode_line(queue)
+            // Which claim mode the queue uses, and why one would pick the other (README.md,
+            // "Claims in MySQL or in Redis").
+            const auto path = make_claim_path(queue);
+            out << "queue " << queue.label() << ": ok; " << path->describe()
                 << "\nclaim statements:\n";
-            for (const auto& statement : claim_statements(sql, queue)) out << statement << ";\n";
+            for (const auto& statement : path->statements(sql)) out << statement << ";\n";
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
                 err << "queue " << queue.label() << ": warning: " << warning << "\n";
                 ++warnings;

@@ -20,13 +20,6 @@ using yaml::Item;
 using yaml::Map;
 using yaml::Reader;
 
-std::string compose_message(const std::string& file, int line, const std::string& key,
-                            const std::string& problem) {
-    std::string out = file + ":" + std::to_string(line) + ": ";
-    if (!key.empty()) out += key + ": ";
-    return out + problem;
-}
-
 SqlFragment read_fragment(const Reader& r, const Item& item) {
     std::string error;
     auto fragment = parse_fragment(r.string(item), error);
@@ -220,13 +213,6 @@ MysqlConfig read_mysql(const Reader& r, const Item& item, const MysqlConfig* bas
     if (auto v = map.get("connect_timeout")) mysql.connect_timeout = r.positive_duration(*v);
     return mysql;
 }
-
-ConfigError::ConfigError(std::string file, int line, std::string key, std::string problem)
-    : std::runtime_error(compose_message(file, line, key, problem)),
-      file_(std::move(file)),
-      line_(line),
-      key_(std::move(key)),
-      problem_(std::move(problem)) {}
 
 std::optional<Rate> parse_rate(std::string_view text) {
     auto slash = text.find('/');

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "config/credentials.hpp"
-#include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/config/config_error.hpp"
 
 namespace rowpump::yaml {
 

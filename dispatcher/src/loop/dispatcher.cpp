@@ -1,6 +1,9 @@
 #include "rowpump/dispatcher/loop/dispatcher.hpp"
 
-#include "loop/queue_runner.hpp"
+#include "rowpump/dispatcher/loop/claim_path.hpp"
+#include "rowpump/dispatcher/loop/queue_links.hpp"
+#include "rowpump/dispatcher/loop/queue_runner.hpp"
+
 #include "observe/http_endpoint.hpp"
 #include "observe/observer.hpp"
 
@@ -33,8 +36,11 @@ void Dispatcher::start() {
     for (std::size_t i = 0; i < loops_.size(); ++i) {
         threads_.emplace_back([this, i] {
             const auto queue = loops_[i].queue;
-            QueueRunner(*loops_[i].source, stopping_, mutex_, wake_, *metrics_[queue], *health_[i],
-                        balances_[queue].get())
+            const QueueSource& source = *loops_[i].source;
+            const auto links = live_links(source.config, source.queue);
+            const auto path = make_claim_path(source.queue);
+            QueueRunner(source, stopping_, mutex_, wake_, *metrics_[queue], *health_[i],
+                        balances_[queue].get(), *links, *path)
                 .run();
         });
     }

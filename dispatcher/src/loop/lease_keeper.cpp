@@ -16,9 +16,9 @@ constexpr const char* kBeforeAnyLease = "1000-01-01 00:00:00.000";
 }  // namespace
 
 LeaseKeeper::LeaseKeeper(const QueueConfig& queue)
-    : queue_(queue), window_(queue.lease / 2), interval_(std::max(Millis(1), queue.lease / 8)) {}
+    : queue_(queue), window_(queue.lease / 2), interval_(lease_look_interval(queue)) {}
 
-void LeaseKeeper::keep(QueueStore& store, RedisQueue& redis) {
+void LeaseKeeper::keep(ClaimStore& store, RedisSide& redis) {
     const auto started = Clock::now();
     if (started < next_) return;
     std::string after = kBeforeAnyLease;
@@ -38,7 +38,7 @@ void LeaseKeeper::keep(QueueStore& store, RedisQueue& redis) {
     }
 }
 
-bool LeaseKeeper::keep_page(QueueStore& store, RedisQueue& redis, std::string& after,
+bool LeaseKeeper::keep_page(ClaimStore& store, RedisSide& redis, std::string& after,
                             std::int64_t& page_size, std::int64_t& renewed) {
     auto rows = store.expiring(after, window_, page_size);
     const bool full = static_cast<std::int64_t>(rows.size()) == page_size;

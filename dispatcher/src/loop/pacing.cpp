@@ -56,4 +56,8 @@ Millis retry_backoff(const RetryConfig& retry, int failed_attempts, double jitte
     return Millis(half + static_cast<std::int64_t>(spread));
 }
 
+Millis lease_look_interval(const QueueConfig& queue) {
+    return std::max(Millis(1), queue.lease / 8);
+}
+
 }  // namespace rowpump

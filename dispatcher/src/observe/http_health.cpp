@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "observe/http_routes.hpp"
+#include "rowpump/common/protocol/queue_gauges.hpp"
 #include "rowpump/dispatcher/observe/metrics_text.hpp"
 
 namespace rowpump {
@@ -37,8 +38,11 @@ void add_health_routes(httplib::Server& server, const HttpContext& context) {
         std::string body, problems;
         for (const auto& q : context.metrics) {
             const auto problem = not_ready(*q);
-            body += "queue " + q->queue() + ": " +
-                    (problem.empty() ? (q->leader() ? "leader" : "standby") : problem) + "\n";
+            body +=
+                "queue " + q->queue() + ": " +
+                (problem.empty() ? (q->leader() ? protocol::kRoleLeader : protocol::kRoleStandby)
+                                 : problem) +
+                "\n";
             problems += problem;
         }
         res.status = problems.empty() ? 200 : 503;

@@ -13,6 +13,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "rowpump/common/duration.hpp"
+
 namespace rowpump {
 
 namespace {
@@ -76,9 +78,7 @@ public:
 private:
     static std::string iso_time(spdlog::log_clock::time_point t) {
         const auto seconds = spdlog::log_clock::to_time_t(t);
-        const auto ms =
-            std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() %
-            1000;
+        const auto ms = std::chrono::duration_cast<Millis>(t.time_since_epoch()).count() % 1000;
         std::tm utc{};
         gmtime_r(&seconds, &utc);
         char text[96];

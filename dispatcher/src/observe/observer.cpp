@@ -10,8 +10,8 @@
 #include <chrono>
 
 #include "mysql/due_count.hpp"
+#include "observe/queue_redis_view.hpp"
 #include "rowpump/common/protocol/keys.hpp"
-#include "rowpump/common/protocol/queue_pause.hpp"
 #include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
@@ -115,17 +115,13 @@ void Observer::round(bool slow, bool forced) {
 }
 
 void Observer::sample(std::size_t i, redis::Connection& redis) {
-    const auto& queue = config_.queues[i];
-    const auto keys = protocol::keys_for(queue.name);
+    auto read = read_queue_redis_view(redis, config_.queues[i].name);
+    const auto now = read.read_at_ms;
     QueueView v;
-    v.redis = protocol::read_queue_state(redis, queue.name);
-    v.paused_by = protocol::paused_by(redis, queue.name);
-    v.gauges = protocol::parse_gauges(redis.command({"HGETALL", keys.gauges}).strings());
-    const auto now = protocol::unix_ms();
-    for (auto& d :
-         protocol::parse_dispatchers(redis.command({"HGETALL", keys.dispatchers}).strings())) {
-        if (now - d.at_ms <= protocol::kDispatcherFresh.count()) v.dispatchers.push_back(d);
-    }
+    v.redis = std::move(read.state);
+    v.paused_by = std::move(read.paused_by);
+    v.gauges = std::move(read.gauges);
+    v.dispatchers = std::move(read.dispatchers);
     auto& m = *metrics_[i];
     m.set(Gauge::in_flight, v.redis.in_flight);
     m.set(Gauge::workers, v.redis.workers);
@@ -159,7 +155,8 @@ void Observer::publish(std::size_t i, redis::Connection& redis) {
     const bool leader = m.leader();
     redis.command(
         {"HSET", keys.dispatchers, id_,
-         protocol::format_dispatcher_entry(leader ? "leader" : "standby", protocol::unix_ms())});
+         protocol::format_dispatcher_entry(leader ? protocol::kRoleLeader : protocol::kRoleStandby,
+                                           protocol::unix_ms())});
     if (!leader) return;
     for (const auto& d :
          protocol::parse_dispatchers(redis.command({"HGETALL", keys.dispatchers}).strings())) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "rowpump/dispatcher/mysql/queue_store.hpp"
+#include "rowpump/dispatcher/loop/outcomes.hpp"
 
 namespace rowpump {
 

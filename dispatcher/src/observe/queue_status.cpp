@@ -5,29 +5,26 @@
 #include <iostream>
 
 #include "mysql/due_count.hpp"
+#include "observe/queue_redis_view.hpp"
 #include "rowpump/common/protocol/keys.hpp"
-#include "rowpump/common/protocol/queue_pause.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
 
 QueueStatus QueueStatusReader::read(const QueueConfig& queue) {
-    const auto keys = protocol::keys_for(queue.name);
     QueueStatus s;
     s.queue = queue.name;
-    auto& redis = redis_.for_key(keys.prefix);
-    s.redis = protocol::read_queue_state(redis, queue.name);
-    s.paused_by = protocol::paused_by(redis, queue.name);
-    const auto now = protocol::unix_ms();
-    for (const auto& d :
-         protocol::parse_dispatchers(redis.command({"HGETALL", keys.dispatchers}).strings())) {
-        if (now - d.at_ms > protocol::kDispatcherFresh.count()) continue;
-        if (d.role == "leader")
+    auto read =
+        read_queue_redis_view(redis_.for_key(protocol::keys_for(queue.name).prefix), queue.name);
+    s.redis = std::move(read.state);
+    s.paused_by = std::move(read.paused_by);
+    s.gauges = std::move(read.gauges);
+    for (const auto& d : read.dispatchers) {
+        if (d.role == protocol::kRoleLeader)
             s.leader = d.id;
         else
             s.standby.push_back(d.id);
     }
-    s.gauges = protocol::parse_gauges(redis.command({"HGETALL", keys.gauges}).strings());
     if (!s.gauges) {
         s.counted_here = true;
         s.gauges = own_count(queue);

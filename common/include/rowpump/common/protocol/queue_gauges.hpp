@@ -11,8 +11,8 @@
 //   leader       the id of the dispatcher that counted
 //   at_ms        when, in Unix milliseconds
 //
-// rowpump:{q}:dispatchers, a hash of dispatcher id -> "<role> <Unix ms>" (role leader or
-// standby), refreshed by each dispatcher every due_count.interval; readers ignore entries
+// rowpump:{q}:dispatchers, a hash of dispatcher id -> "<role> <Unix ms>" (role kRoleLeader or
+// kRoleStandby), refreshed by each dispatcher every due_count.interval; readers ignore entries
 // older than kDispatcherFresh and remove ones older than kDispatcherForgotten.
 
 #include <chrono>
@@ -40,9 +40,13 @@ std::optional<QueueGauges> parse_gauges(const std::vector<std::string>& fields);
 inline constexpr Millis kDispatcherFresh{15000};
 inline constexpr Millis kDispatcherForgotten{300000};
 
+// A dispatcher's role in its entry.
+inline constexpr const char* kRoleLeader = "leader";
+inline constexpr const char* kRoleStandby = "standby";
+
 struct DispatcherEntry {
-    std::string id;  // "<host>:<pid>"
-    std::string role;
+    std::string id;    // "<host>:<pid>"
+    std::string role;  // kRoleLeader or kRoleStandby
     std::int64_t at_ms = 0;
 };
 std::string format_dispatcher_entry(const std::string& role, std::int64_t at_ms);

@@ -18,8 +18,8 @@
 
 #include "rowpump/dispatcher/config/config.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
-#include "rowpump/dispatcher/mysql/queue_store.hpp"
-#include "rowpump/dispatcher/redis/redis_queue.hpp"
+#include "rowpump/dispatcher/mysql/claim_store.hpp"
+#include "rowpump/dispatcher/redis/redis_side.hpp"
 
 namespace rowpump {
 
@@ -32,9 +32,7 @@ public:
     // that end within lease/2. After a look every held row's lease ends more than lease/2
     // after it began, so a claim that starts within lease/2 of the last look never takes a
     // held row; later claims find a new look due first.
-    void keep(QueueStore& store, RedisQueue& redis);
-    // How often it looks: lease/8.
-    Millis interval() const { return interval_; }
+    void keep(ClaimStore& store, RedisSide& redis);
 
     // Totals since start, for logs and tests.
     std::int64_t looked_at() const { return looked_at_; }
@@ -42,8 +40,8 @@ public:
 
 private:
     // One page of rows whose lease ends after `after`; returns false after the last page.
-    bool keep_page(QueueStore& store, RedisQueue& redis, std::string& after,
-                   std::int64_t& page_size, std::int64_t& renewed);
+    bool keep_page(ClaimStore& store, RedisSide& redis, std::string& after, std::int64_t& page_size,
+                   std::int64_t& renewed);
 
     const QueueConfig& queue_;
     Millis window_;

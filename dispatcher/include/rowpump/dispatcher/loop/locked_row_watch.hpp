@@ -14,13 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "rowpump/common/duration.hpp"
+
 namespace rowpump {
 
 class LockedRowWatch {
 public:
     using Clock = std::chrono::steady_clock;
 
-    explicit LockedRowWatch(std::chrono::milliseconds check_every) : check_every_(check_every) {}
+    explicit LockedRowWatch(Millis check_every) : check_every_(check_every) {}
 
     // Whether a look is due: the first one at once, then at most one per check_every.
     bool look_due(Clock::time_point now) const {
@@ -30,10 +32,10 @@ public:
     // Records a look that found `ids` claimable; returns the ids to report now.
     std::vector<std::string> looked(const std::vector<std::string>& ids, Clock::time_point now);
 
-    std::chrono::milliseconds check_every() const { return check_every_; }
+    Millis check_every() const { return check_every_; }
 
 private:
-    std::chrono::milliseconds check_every_;
+    Millis check_every_;
     std::optional<Clock::time_point> last_look_;
     std::map<std::string, Clock::time_point> passed_over_since_;
     std::set<std::string> reported_;

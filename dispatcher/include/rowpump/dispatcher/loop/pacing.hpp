@@ -45,6 +45,12 @@ std::int64_t dispatch_capacity(std::int64_t batch, std::int64_t max_backlog,
                                std::int64_t ready_length, std::int64_t rate_available,
                                std::int64_t shares = 1);
 
+// How often the tasks held for a lease are looked at against Redis: lease/8, at least 1 ms.
+// LeaseKeeper renews leases running out this often (claim: mysql); ScanClaim drops tasks in
+// flight that no list holds this often (claim: redis), so that such a task's row waits about
+// as long in either mode.
+Millis lease_look_interval(const QueueConfig& queue);
+
 // Retry delay after `failed_attempts` failures (1 for the first): base * 2^(n-1) capped at
 // `cap`, then "equal jitter": half of it fixed, the other half scaled by jitter in [0, 1).
 Millis retry_backoff(const RetryConfig& retry, int failed_attempts, double jitter);

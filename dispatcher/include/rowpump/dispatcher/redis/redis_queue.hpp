@@ -15,106 +15,54 @@
 #include "rowpump/common/redis/redis.hpp"
 #include "rowpump/dispatcher/config/config.hpp"
 #include "rowpump/dispatcher/loop/claim.hpp"
+#include "rowpump/dispatcher/redis/redis_side.hpp"
 
 namespace rowpump {
 
-// Counter increments for rowpump:{q}:stats, field -> amount.
-using StatsDelta = protocol::Stats;
-
-// A done message: its text, and what became of it. Refused entries go to the bad list.
-struct DoneEntry {
-    std::string message;                 // verbatim, as found in Redis
-    std::optional<protocol::Done> done;  // parsed, and what is applied; empty when malformed
-    std::string error;                   // why it is refused (malformed, a value MySQL refused)
-    // Why the report is applied as a failed attempt instead of what it said (values that do
-    // not fit the queue's on_success); its message goes to the bad list as well.
-    std::string problem;
-    // With claim: redis, another task of the same row is in flight (InFlight::stale): not
-    // applied, counted as stale.
-    bool stale = false;
-
-    bool accepted() const { return done.has_value() && error.empty() && !stale; }
-    bool set_aside() const { return !done.has_value() || !error.empty() || !problem.empty(); }
-    const std::string& why_set_aside() const { return error.empty() ? problem : error; }
-};
-
-// The queue's push window (`rate`), read or written by a push, on the Redis server's clock.
-struct PushWindow {
-    bool leader = true;                 // false: another dispatcher holds the leader lock
-    bool pushed = false;                // the push went through (false: the window was full)
-    std::int64_t rows_left = 0;         // rows the window takes now
-    std::chrono::microseconds wait{0};  // until it takes one more row; 0: now
-};
-
-// The tasks taken back from a worker whose heartbeat expired.
-struct ReapedWorker {
-    std::string worker_id;
-    std::vector<Task> tasks;
-    std::size_t malformed = 0;  // messages that were no task, moved to the bad list
-    // With shards: tasks reported as retries to the done list instead (reap_to_done.lua),
-    // each applied by its own shard's leader.
-    std::size_t reported = 0;
-};
-
-class RedisQueue {
+class RedisQueue : public RedisSide {
 public:
     // `leader_id`: this dispatcher's id in the leader lock (common/lua/lead.lua), which fences
     // pushes and done-list trims.
     static RedisQueue open(const RedisAddress& address, const QueueConfig& queue,
                            std::string leader_id);
 
-    const protocol::Keys& keys() const { return keys_; }
+    const protocol::Keys& keys() const override { return keys_; }
 
     // Announces the queue to workers (rowpump:{q}:meta).
-    void announce();
-    std::int64_t ready_length();
-    // Takes or renews the leader lock for `leader_timeout`; returns who holds it now.
-    // The lead script (common/lua/lead.lua): who holds the lock now, and whether this dispatcher
-    // took it free.
-    struct Lead {
-        std::string holder;
-        bool took_free = false;
-    };
-    Lead lead();
+    void announce() override;
+    std::int64_t ready_length() override;
+    Lead lead() override;
     // Gives the leader lock up if this dispatcher holds it.
-    void resign();
+    void resign() override;
     // The rows' ready messages, RPUSHed and counted as "dispatched" in one script call
     // (common/lua/push.lua); with a `rate`, only if the push window takes all of them, and then
     // recorded in it. Without rows, reads the window.
-    PushWindow push(const std::vector<ClaimedRow>& rows);
+    PushWindow push(const std::vector<ClaimedRow>& rows) override;
     // With shards, first routes the queue's new reports to their shards' done lists
     // (common/lua/route_done.lua); then, from this shard's list: up to `max` done messages, oldest
     // first, parsed and checked against the queue's values; left in the done list until ack_done.
     // Read in the same round trip: whether the queue is paused (rowpump:{q}:paused, see
     // common/queue_pause.hpp).
-    struct Inbox {
-        std::vector<DoneEntry> done;
-        bool paused = false;
-    };
-    Inbox take_done(std::int64_t max);
+    Inbox take_done(std::int64_t max) override;
     // Removes `entries` (the head of the done list) from it, moves the refused ones aside and
     // adds to counters (refused ones as "bad"), in one round trip. Returns false, having
     // removed nothing, when another dispatcher holds the leader lock.
-    [[nodiscard]] bool ack_done(const std::vector<DoneEntry>& entries, StatsDelta stats);
+    [[nodiscard]] bool ack_done(const std::vector<DoneEntry>& entries, StatsDelta stats) override;
     // The same for entries that are not in the done list: moves the refused ones aside.
-    void move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats);
+    void move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats) override;
     // Takes back the tasks held by workers whose heartbeat expired.
-    std::vector<ReapedWorker> reap_dead_workers();
+    std::vector<ReapedWorker> reap_dead_workers() override;
     // Which of `messages` (ready messages) are still held: waiting in the ready list, in a
     // listed worker's processing list, or reported in the done list (common/lua/held.lua).
-    std::vector<std::string> held(const std::vector<std::string>& messages);
+    std::vector<std::string> held(const std::vector<std::string>& messages) override;
     // Every task held so, as ready messages (for InFlight::load).
-    std::vector<std::string> held_all();
-    void add_stats(const StatsDelta& stats);
+    std::vector<std::string> held_all() override;
+    void add_stats(const StatsDelta& stats) override;
 
     // With shards (shard_balance.hpp): offers this stand-by for its shard, for leader_timeout.
-    void offer_standby();
+    void offer_standby() override;
     // Who leads each shard of the queue ("" for none), and who stands by for this one.
-    struct ShardLeaders {
-        std::vector<std::string> leaders;
-        std::string standby;
-    };
-    ShardLeaders shard_leaders();
+    ShardLeaders shard_leaders() override;
 
 private:
     std::vector<std::string> look_held(const std::vector<std::string>& messages);

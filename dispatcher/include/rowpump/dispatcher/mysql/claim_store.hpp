@@ -1,0 +1,70 @@
+#pragma once
+
+// Claims written to the row (claim: mysql, RowClaim): a token and a lease end stamped on the
+// claimed rows, given back when their push fails, and leases renewed while their task is held
+// in Redis (LeaseKeeper). Over the claim session (MysqlSession).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rowpump/dispatcher/loop/claim.hpp"
+#include "rowpump/dispatcher/mysql/mysql_session.hpp"
+
+namespace rowpump {
+
+class PassedOverRows;
+
+class ClaimStore {
+public:
+    // Prepares the claim statements on `session`.
+    explicit ClaimStore(MysqlSession& session);
+    ~ClaimStore();
+
+    // Claims up to `limit` rows and reads them back by lease end and token. First rows whose
+    // lease ran out or whose retry backoff passed (through the lease index, and only when a
+    // plain read finds some), then due rows in order.
+    // With order_by, that second claim sweeps forward from where the last one ended, so
+    // the rows still leased at the head of the order are not scanned again by every claim;
+    // the sweep starts over when it runs out of due rows.
+    // Rows other transactions hold locked are passed over; one that stays locked is logged
+    // once with its id (see PassedOverRows).
+    [[nodiscard]] Claim claim(std::int64_t limit);
+    // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
+    bool resuming_sweep() const { return cursor_.has_value(); }
+    // Clears a batch's claims again, for a batch that could not be pushed.
+    std::int64_t release(const Claim& claim);
+
+    // Up to `limit` claimed rows whose lease ends after `after` and within `window` from now,
+    // oldest lease first (see LeaseKeeper).
+    [[nodiscard]] std::vector<ExpiringRow> expiring(const std::string& after, Millis window,
+                                                    std::int64_t limit);
+    // Renews the leases of still-claimed rows: the lease ends a full lease from now. Rows
+    // whose token no longer matches are left alone. Returns how many changed.
+    std::int64_t renew(const std::vector<ClaimedRow>& rows);
+
+private:
+    struct Plan {
+        std::string lease_until;
+        bool any_expired = false;
+    };
+    Plan plan();
+    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix,
+                       const std::string& lease_until, const std::optional<std::string>& cursor,
+                       std::int64_t limit);
+
+    MysqlSession& session_;
+    const QueueConfig& queue_;
+    std::unique_ptr<sql::PreparedStatement> claim_plan_, claim_, claim_expired_, claim_from_,
+        read_back_, release_, expiring_;
+    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> extend_statements_;
+    std::mt19937_64 random_;
+    std::optional<std::string> cursor_;  // first order_by column of the last row swept
+    std::unique_ptr<PassedOverRows> passed_over_;
+};
+
+}  // namespace rowpump

@@ -1,0 +1,69 @@
+#pragma once
+
+// Outcomes applied to the rows in batches, over one MySQL session (MysqlSession): the done
+// list's on a session of their own, so that they run beside a claim, and those of tasks taken
+// back from dead workers on the claim session.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rowpump/dispatcher/loop/outcomes.hpp"
+#include "rowpump/dispatcher/mysql/mysql_session.hpp"
+
+namespace rowpump {
+
+// How outcomes apply on a claim path (ClaimPath::outcome_rules).
+struct OutcomeRules {
+    // An `extend` report moves the row's lease end (the claim is written to the row).
+    bool extends_lease = true;
+    // Successes that share their scan batch and values go by primary key
+    // (QueueSql::success_by_id), in groups of at least kSuccessByIdMin.
+    bool success_by_id = false;
+};
+
+class OutcomeStore : public Outcomes {
+public:
+    OutcomeStore(MysqlSession& session, OutcomeRules rules);
+    ~OutcomeStore() override;
+
+    AppliedCounts apply(const std::vector<protocol::Done>& outcomes) override;
+
+private:
+    // Which UPDATE a report becomes: a retry past max_attempts is a dead update, like a fail.
+    // (settled is no update: it counts rows that hold the settled token of a claim.)
+    enum class RowUpdate { success, retry, dead, extend, settled };
+
+    std::string outcome_sql(RowUpdate kind, std::size_t rows) const;
+    sql::PreparedStatement& outcome_statement(RowUpdate kind, std::size_t rows);
+    // Binds `rows` to the kind's statements, a chunk at a time, the first `columns` values
+    // of each row, and sums what `run` returns for each chunk.
+    template <typename Run>
+    std::int64_t for_each_chunk(RowUpdate kind, const std::vector<std::vector<std::string>>& rows,
+                                std::size_t columns, Run&& run);
+    std::int64_t update_joined(RowUpdate kind, const std::vector<std::vector<std::string>>& rows);
+    // Applies one kind of outcome; those applied before are added to `already`.
+    std::int64_t apply_kind(RowUpdate kind, const std::vector<std::vector<std::string>>& rows,
+                            std::int64_t& already);
+    // Successes; with rules_.success_by_id, those that share their scan batch and values go
+    // by primary key.
+    std::int64_t apply_success(const std::vector<std::vector<std::string>>& rows,
+                               std::int64_t& already);
+    std::int64_t update_by_id(const std::vector<const std::vector<std::string>*>& rows);
+    // How many of `rows` (token, id, ...) hold the settled token of their claim.
+    std::int64_t count_settled(const std::vector<std::vector<std::string>>& rows);
+
+    MysqlSession& session_;
+    const QueueConfig& queue_;
+    const QueueSql& sql_;
+    const OutcomeRules rules_;
+    std::map<std::pair<RowUpdate, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
+        outcome_statements_;
+    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> success_by_id_statements_;
+    std::mt19937_64 random_;
+};
+
+}  // namespace rowpump

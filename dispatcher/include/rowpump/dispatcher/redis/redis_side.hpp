@@ -1,0 +1,94 @@
+#pragma once
+
+// The Redis side of one queue as the runner uses it: RedisQueue talks to Redis (each call is
+// documented there); a unit test gives a fake.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/dispatcher/loop/claim.hpp"
+
+namespace rowpump {
+
+// Counter increments for rowpump:{q}:stats, field -> amount.
+using StatsDelta = protocol::Stats;
+
+// A done message: its text, and what became of it. Refused entries go to the bad list.
+struct DoneEntry {
+    std::string message;                 // verbatim, as found in Redis
+    std::optional<protocol::Done> done;  // parsed, and what is applied; empty when malformed
+    std::string error;                   // why it is refused (malformed, a value MySQL refused)
+    // Why the report is applied as a failed attempt instead of what it said (values that do
+    // not fit the queue's on_success); its message goes to the bad list as well.
+    std::string problem;
+    // With claim: redis, another task of the same row is in flight (InFlight::stale): not
+    // applied, counted as stale.
+    bool stale = false;
+
+    bool accepted() const { return done.has_value() && error.empty() && !stale; }
+    bool set_aside() const { return !done.has_value() || !error.empty() || !problem.empty(); }
+    const std::string& why_set_aside() const { return error.empty() ? problem : error; }
+};
+
+// The queue's push window (`rate`), read or written by a push, on the Redis server's clock.
+struct PushWindow {
+    bool leader = true;                 // false: another dispatcher holds the leader lock
+    bool pushed = false;                // the push went through (false: the window was full)
+    std::int64_t rows_left = 0;         // rows the window takes now
+    std::chrono::microseconds wait{0};  // until it takes one more row; 0: now
+};
+
+// The tasks taken back from a worker whose heartbeat expired.
+struct ReapedWorker {
+    std::string worker_id;
+    std::vector<Task> tasks;
+    std::size_t malformed = 0;  // messages that were no task, moved to the bad list
+    // With shards: tasks reported as retries to the done list instead (kReapToDoneScript),
+    // each applied by its own shard's leader.
+    std::size_t reported = 0;
+};
+
+class RedisSide {
+public:
+    // The lead script (kLeadScript): who holds the lock now, and whether this dispatcher took
+    // it free.
+    struct Lead {
+        std::string holder;
+        bool took_free = false;
+    };
+    // Done messages taken, and whether the queue is paused.
+    struct Inbox {
+        std::vector<DoneEntry> done;
+        bool paused = false;
+    };
+    // Who leads each shard of the queue ("" for none), and who stands by for this one.
+    struct ShardLeaders {
+        std::vector<std::string> leaders;
+        std::string standby;
+    };
+
+    virtual ~RedisSide() = default;
+    virtual const protocol::Keys& keys() const = 0;
+    virtual void announce() = 0;
+    virtual std::int64_t ready_length() = 0;
+    // Takes or renews the leader lock for `leader_timeout`.
+    virtual Lead lead() = 0;
+    virtual void resign() = 0;
+    virtual PushWindow push(const std::vector<ClaimedRow>& rows) = 0;
+    virtual Inbox take_done(std::int64_t max) = 0;
+    [[nodiscard]] virtual bool ack_done(const std::vector<DoneEntry>& entries,
+                                        StatsDelta stats) = 0;
+    virtual void move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats) = 0;
+    virtual std::vector<ReapedWorker> reap_dead_workers() = 0;
+    virtual std::vector<std::string> held(const std::vector<std::string>& messages) = 0;
+    virtual std::vector<std::string> held_all() = 0;
+    virtual void add_stats(const StatsDelta& stats) = 0;
+    virtual void offer_standby() = 0;
+    virtual ShardLeaders shard_leaders() = 0;
+};
+
+}  // namespace rowpump

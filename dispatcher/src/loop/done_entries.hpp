@@ -1,0 +1,24 @@
+#pragma once
+
+// What the loop does with a batch of done entries (of the done list, or of tasks taken back).
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rowpump/dispatcher/loop/outcomes.hpp"
+#include "rowpump/dispatcher/redis/redis_side.hpp"
+
+namespace rowpump {
+
+// Applies the accepted entries; when MySQL refuses a value in the batch, applies them one at a
+// time and marks the refused ones with MySQL's error.
+AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries);
+
+// How many entries were refused, and the first one's error with its message, for a log line.
+std::pair<std::size_t, std::string> refusals(const std::vector<DoneEntry>& entries);
+
+bool any_accepted(const std::vector<DoneEntry>& entries);
+
+}  // namespace rowpump

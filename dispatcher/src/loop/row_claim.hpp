@@ -1,0 +1,50 @@
+#pragma once
+
+// claim: mysql: the claim is written to the row (token and lease end, ClaimStore), given back
+// when its push fails, and its lease renewed while the task is held in Redis (LeaseKeeper).
+
+#include <memory>
+#include <optional>
+
+#include "rowpump/dispatcher/loop/claim_path.hpp"
+#include "rowpump/dispatcher/loop/lease_keeper.hpp"
+#include "rowpump/dispatcher/mysql/claim_store.hpp"
+
+namespace rowpump {
+
+class RowClaim : public ClaimPath {
+public:
+    explicit RowClaim(const QueueConfig& queue) : lease_keeper_(queue) {}
+
+    void open(MysqlSession& session) override { store_ = std::make_unique<ClaimStore>(session); }
+    void close() override { store_.reset(); }
+    OutcomeRules outcome_rules() const override { return {true, false}; }
+
+    void on_lead(RedisSide&, bool, bool) override {}
+    void on_lead_lost() override {}
+    void on_redis_lost() override {}
+
+    void on_outcomes_taken(std::vector<DoneEntry>&) override {}
+    // A claim that resumes a sweep reads only rows ahead of all rows claimed, so it can run
+    // beside their outcomes; one from the start of the order would wait for (or deadlock with)
+    // the outcome transaction.
+    bool claims_beside_outcomes() const override { return store_->resuming_sweep(); }
+    // Renews the leases running out of tasks still held (LeaseKeeper), when it will claim.
+    void before_claim(RedisSide& redis, std::int64_t capacity,
+                      const std::vector<DoneEntry>& reaped) override;
+    const std::vector<ClaimedRow>& claim(std::int64_t capacity) override;
+    void on_pushed() override {}
+    std::int64_t on_push_failed() override { return store_->release(claim_); }
+    std::int64_t on_not_pushed() override { return store_->release(claim_); }
+    void on_outcomes_finished(const std::vector<DoneEntry>&) override {}
+
+    std::string describe() const override;
+    std::vector<std::string> statements(const QueueSql& sql) const override;
+
+private:
+    std::unique_ptr<ClaimStore> store_;
+    LeaseKeeper lease_keeper_;
+    Claim claim_;  // the last one
+};
+
+}  // namespace rowpump

@@ -37,7 +37,8 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
         "ORDER BY `created_at` DESC\n"
         "  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n"
         "  ON `t`.`job_id` = `_rp_claim`.`job_id`\n"
-        "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', HEX(`t`.`job_id`)),\n"
+        "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`t`.`job_id`)), "
+        "8, '0')),\n"
         "    `t`.`rp_lease_until` = ?");
     CHECK(count(sql.claim_from(), "?") == 4);
     CHECK(sql.claim_from().find("AND `created_at` <= ?\nORDER BY") != std::string::npos);
@@ -166,7 +167,8 @@ TEST_CASE("expired leases and retries are claimed through the lease index, oldes
           "ORDER BY `rp_lease_until`\n"
           "  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n"
           "  ON `t`.`id` = `_rp_claim`.`id`\n"
-          "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', HEX(`t`.`id`)),\n"
+          "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`t`.`id`)), "
+          "8, '0')),\n"
           "    `t`.`rp_lease_until` = ?");
     CHECK(sql.migrate().at(1).find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
           std::string::npos);
@@ -192,7 +194,7 @@ TEST_CASE("claim: redis scans with a keyset cursor, takes the rows it found, and
               "LIMIT ?");
     const std::string token =
         "SELECT `job_id`, CONCAT(LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0'), '-', "
-        "`rp_attempts` + 1, '-', HEX(`job_id`)) FROM `jobs`\n";
+        "`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0')) FROM `jobs`\n";
     CHECK(sql.lock_scanned(3) == token + claimable +
                                      "  AND `job_id` IN (?, ?, ?)\n"
                                      "FOR UPDATE SKIP LOCKED");
@@ -250,7 +252,8 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
     // attempt, id), here from the scan batch and the row itself.
     const std::string version = "LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0')";
     const std::string settled =
-        "CONCAT(?, LEFT(" + version + ", 7), '=-', `rp_attempts` + 1, '-', HEX(`job_id`))";
+        "CONCAT(?, LEFT(" + version +
+        ", 7), '=-', `rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0'))";
     CHECK(sql.success_by_id(2) ==
           "UPDATE `jobs` SET state = ?, note = CONCAT(?, ?),\n    `rp_token` = " + settled +
               ", `rp_lease_until` = NULL, `rp_attempts` = 0, `rp_last_error` = NULL\n"
@@ -260,7 +263,7 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
               "\n"
               "  AND CONCAT(" +
               version +
-              ", '-', `rp_attempts` + 1, '-', HEX(`job_id`)) IN (?, ?)\n"
+              ", '-', `rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0')) IN (?, ?)\n"
               "  AND NOT (`rp_token` <=> " +
               settled + ")");
     // Each placeholder is bound where it occurs.

@@ -109,7 +109,7 @@ void QueueSql::build_scan(const std::string& claimable, const std::string& expir
     // UPDATE) are passed over, as a claim in MySQL passes them; their outcome would have to
     // wait for the lock, and every outcome of its batch with it.
     const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
-                               attempts_ + " + 1, '-', HEX(" + id_ + ")) FROM " + table_ +
+                               attempts_ + " + 1, '-', " + id_checksum("") + ") FROM " + table_ +
                                "\nWHERE ";
     lock_scanned_ = select + claimable + "\n  AND " + id_ + " IN (";
     scan_retried_ = select + expired + "\nORDER BY " + lease_ + "\nLIMIT ? FOR UPDATE SKIP LOCKED";
@@ -129,17 +129,24 @@ std::string QueueSql::stamp(const std::string& where_order) const {
            "\n  WHERE " + where_order +
            "\n  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n  ON `t`." + id_ +
            " = `_rp_claim`." + id_ + "\nSET `t`." + token_ + " = CONCAT(?, `t`." + attempts_ +
-           " + 1, '-', HEX(`t`." + id_ + ")),\n    `t`." + lease_ + " = ?";
+           " + 1, '-', " + id_checksum("`t`") + "),\n    `t`." + lease_ + " = ?";
 }
 
 std::string QueueSql::values_table(std::size_t rows,
                                    const std::vector<std::string>& columns) const {
-    // (SELECT ? AS a, ? AS b UNION ALL SELECT ?, ? ...) AS _rp
-    std::string first = "SELECT ? AS `_rp_token`, ? AS `_rp_id`";
-    for (const auto& c : columns) first += ", ? AS " + value_column(c);
+    // (SELECT NULL AS a, CONCAT(id) AS b FROM t WHERE FALSE UNION ALL SELECT ?, ? ...) AS _rp
+    // The first SELECT gives no row, only the id column's character set and collation: a
+    // UNION's column takes them from its first SELECT. So the ids are held and compared as the
+    // table holds them: the bytes of a BINARY id as they are (as bare parameters they would be
+    // utf8mb4 text, which the derived table refuses when they are not UTF-8), a string id in
+    // its column's collation, which the primary key lookup needs. CONCAT makes it a string of
+    // varying length: a BINARY(16) column's type would pad the ids with zero bytes.
+    std::string first = "SELECT NULL AS `_rp_token`, CONCAT(" + id_ + ") AS `_rp_id`";
+    for (const auto& c : columns) first += ", NULL AS " + value_column(c);
+    first += " FROM " + table_ + " WHERE FALSE";
     const std::string more = "\n  UNION ALL SELECT " + placeholders_list(columns.size() + 2);
     std::string derived = first;
-    for (std::size_t i = 1; i < rows; ++i) derived += more;
+    for (std::size_t i = 0; i < rows; ++i) derived += more;
     return "(" + derived + ") AS `_rp`";
 }
 
@@ -151,6 +158,11 @@ std::string QueueSql::join_values(std::size_t rows, const std::vector<std::strin
                                : std::string();
     return "UPDATE " + table_ + " AS `t` JOIN " + values_table(rows, columns) + "\n  ON `t`." +
            id_ + " = `_rp`.`_rp_id`" + on + "\n";
+}
+
+std::string QueueSql::id_checksum(const std::string& table) const {
+    const std::string id = table.empty() ? id_ : table + "." + id_;
+    return "LPAD(HEX(CRC32(" + id + ")), 8, '0')";
 }
 
 std::string QueueSql::row_version(const std::string& table) const {
@@ -191,14 +203,15 @@ std::string QueueSql::success_by_id(std::size_t rows) const {
     // and attempt are the token's, as the WHERE clause makes sure.
     const std::string settled = "CONCAT(?, LEFT(" + row_version("") + ", " +
                                 std::to_string(kSettledMarkAt - kScanBatchDigits - 1) + "), '" +
-                                kSettledMark + "-', " + attempts_ + " + 1, '-', HEX(" + id_ + "))";
+                                kSettledMark + "-', " + attempts_ + " + 1, '-', " +
+                                id_checksum("") + ")";
     const std::string list = "(" + placeholders_list(rows) + ")";
     // Assignments run left to right and see the columns assigned before them: the token,
     // made from the attempts and the old token, comes before both change.
     return "UPDATE " + table_ + " SET " + success_by_id_set_ + token_ + " = " + settled + ", " +
            lease_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL\nWHERE " + id_ + " IN " +
            list + "\n  AND " + claimable_ + "\n  AND CONCAT(" + row_version("") + ", '-', " +
-           attempts_ + " + 1, '-', HEX(" + id_ + ")) IN " + list + "\n  AND NOT (" + token_ +
+           attempts_ + " + 1, '-', " + id_checksum("") + ") IN " + list + "\n  AND NOT (" + token_ +
            " <=> " + settled + ")";
 }
 

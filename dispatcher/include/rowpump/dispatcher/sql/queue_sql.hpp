@@ -51,7 +51,7 @@ public:
     const std::string& scan() const { return scan_; }
     const std::string& scan_from() const { return scan_from_; }
     // Of `ids` scanned rows, those still claimable and not locked by another transaction, as
-    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', HEX(id)).
+    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', id checksum).
     // Params: the ids. Empty with claim: mysql.
     std::string lock_scanned(std::size_t ids) const;
     // Rows whose retry delay has passed, oldest first, through the lease index (which with
@@ -134,6 +134,10 @@ private:
     // A checksum of the token column of `table` ("" for the statement's only table), 8 hex
     // digits: the row's version with claim: redis.
     std::string row_version(const std::string& table) const;
+    // A checksum of the id of `table` ("" as above), 8 hex digits: the last part of a claim
+    // token, so that tokens differ between rows of a batch and keep one length whatever the
+    // id's type and size.
+    std::string id_checksum(const std::string& table) const;
     void build_scan(const std::string& claimable, const std::string& expired);
 
     const QueueConfig& queue_;

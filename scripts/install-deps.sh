@@ -22,6 +22,8 @@ packages=(
     mariadb-server mariadb-client redis-server redis-tools procps
     # Redis Sentinel for the high-availability tests (tests/integration/test_redis_ha.cpp)
     redis-sentinel
+    # libfaketime: a MariaDB whose clock a test steps (tests/integration/test_lease_clock.cpp)
+    faketime
     # system tests (tests/system): systemd in a container, a clean Debian root for the .deb,
     # a Docker engine and compose v1 for the demo
     systemd-container debootstrap docker.io docker-compose

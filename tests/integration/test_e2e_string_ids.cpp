@@ -44,8 +44,8 @@ IdKind uuid_ids() {
 IdKind text_ids() {
     // Two to four bytes a character, the characters a ready message must encode, and ids of
     // 40 to 190 bytes.
-    const std::vector<std::string> words = {"Zürich", "東京", "🚀 launch", "a:b:c", "100%",
-                                            "naïve café", "x y", "Ωmega"};
+    const std::vector<std::string> words = {"Zürich", "東京",       "🚀 launch", "a:b:c",
+                                            "100%",   "naïve café", "x y",      "Ωmega"};
     IdKind kind{"VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci", {}};
     for (std::int64_t i = 0; i < kRows; ++i) {
         std::string id = words[i % words.size()] + "-" + std::to_string(i) + "-";
@@ -58,7 +58,8 @@ IdKind text_ids() {
 
 IdKind binary_ids() {
     // Random UUIDs, and ids with NUL and bytes that are never UTF-8 (0xFF, a lone 0x80).
-    IdKind kind{"BINARY(16)", std::vector<std::string>(kRows - 3, "UNHEX(REPLACE(UUID(), '-', ''))")};
+    IdKind kind{"BINARY(16)",
+                std::vector<std::string>(kRows - 3, "UNHEX(REPLACE(UUID(), '-', ''))")};
     kind.ids.push_back("UNHEX('00000000000000000000000000000000')");
     kind.ids.push_back("UNHEX('FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF')");
     kind.ids.push_back("UNHEX('80003A25200000000000000000000001')");
@@ -91,7 +92,8 @@ QueueSpec jobs_queue(const std::string& name, const std::string& claim) {
 struct TwoModes {
     explicit TwoModes(const IdKind& kind) : db(bed.db()), redis(bed.redis_client()) {
         for (const auto& mode : kModes) create_jobs_table(db, "jobs_" + mode, kind);
-        config = bed.write_config({jobs_queue("jobs_mysql", "mysql"), jobs_queue("jobs_redis", "redis")});
+        config = bed.write_config(
+            {jobs_queue("jobs_mysql", "mysql"), jobs_queue("jobs_redis", "redis")});
         migrate_apply(config);
         dispatcher = bed.start_dispatcher(config);
     }
@@ -196,15 +198,18 @@ TEST_CASE("check: refuses an id column that is not the primary key or a unique N
     TestBed bed;
     auto db = bed.db();
     // Not unique: one outcome would change every row with that id.
-    db.exec("CREATE TABLE plain_key (id INT NOT NULL, status TINYINT NOT NULL DEFAULT 0, "
-            "runs INT NOT NULL DEFAULT 0, pk INT AUTO_INCREMENT PRIMARY KEY, KEY (id))");
+    db.exec(
+        "CREATE TABLE plain_key (id INT NOT NULL, status TINYINT NOT NULL DEFAULT 0, "
+        "runs INT NOT NULL DEFAULT 0, pk INT AUTO_INCREMENT PRIMARY KEY, KEY (id))");
     // Unique but NULL allowed: several rows may have a NULL id.
-    db.exec("CREATE TABLE nullable_key (id INT NULL, status TINYINT NOT NULL DEFAULT 0, "
-            "runs INT NOT NULL DEFAULT 0, pk INT AUTO_INCREMENT PRIMARY KEY, UNIQUE KEY (id))");
+    db.exec(
+        "CREATE TABLE nullable_key (id INT NULL, status TINYINT NOT NULL DEFAULT 0, "
+        "runs INT NOT NULL DEFAULT 0, pk INT AUTO_INCREMENT PRIMARY KEY, UNIQUE KEY (id))");
     // Unique and NOT NULL: accepted.
-    db.exec("CREATE TABLE unique_key (id VARCHAR(40) NOT NULL, status TINYINT NOT NULL "
-            "DEFAULT 0, runs INT NOT NULL DEFAULT 0, pk INT AUTO_INCREMENT PRIMARY KEY, "
-            "UNIQUE KEY (id))");
+    db.exec(
+        "CREATE TABLE unique_key (id VARCHAR(40) NOT NULL, status TINYINT NOT NULL "
+        "DEFAULT 0, runs INT NOT NULL DEFAULT 0, pk INT AUTO_INCREMENT PRIMARY KEY, "
+        "UNIQUE KEY (id))");
     for (const std::string table : {"plain_key", "nullable_key", "unique_key"}) {
         const auto config = bed.write_config({jobs_queue(table, "mysql")}, table + ".yaml");
         migrate_apply(config);
@@ -215,7 +220,8 @@ TEST_CASE("check: refuses an id column that is not the primary key or a unique N
             continue;
         }
         CHECK(result.status.describe() == "exit code 1");
-        CHECK(result.err.find("queues." + table + ".id: column 'id' is not the primary key or a "
+        CHECK(result.err.find("queues." + table +
+                              ".id: column 'id' is not the primary key or a "
                               "unique NOT NULL key of table '" +
                               table + "'") != std::string::npos);
     }

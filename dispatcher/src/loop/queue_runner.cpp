@@ -342,7 +342,7 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     if (in_redis) {
         claim.rows = scan_claimable(capacity);
     } else {
-        claim = store_->claim(capacity);
+        claim = store_->claim(capacity, lease_keeper_.horizon());
     }
     metrics_.claimed(Clock::now() - claim_started);
     if (claim.rows.empty()) return 0;

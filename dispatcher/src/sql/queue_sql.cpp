@@ -12,6 +12,12 @@ std::string value_column(const std::string& name) {
     return quote_identifier("_rp_" + name);
 }
 
+// The database clock as rowpump's own time columns (lease, dead mark) hold it: UTC, which a
+// change of the server's or the session's time_zone (a daylight-saving change, SET GLOBAL
+// time_zone) does not move. The operator's SQL (due, on_success, due_since) keeps NOW() in
+// the server's zone, as the application writes its own columns.
+constexpr const char* kNow = "UTC_TIMESTAMP(3)";
+
 std::string placeholders_list(std::size_t n) {
     std::string out;
     for (std::size_t i = 0; i < n; ++i) out += i == 0 ? "?" : ", ?";
@@ -30,26 +36,33 @@ QueueSql::QueueSql(const QueueConfig& queue)
       error_(quote_identifier(queue.columns.error)),
       dead_(quote_identifier(queue.columns.dead)) {
     const std::string claimable = "(" + queue.due.text + ")\n  AND " + dead_ + " IS NULL AND (" +
-                                  lease_ + " IS NULL OR " + lease_ + " <= NOW(3))";
+                                  lease_ + " IS NULL OR " + lease_ + " <= " + kNow + ")";
     const std::string order =
         queue.order_by.empty() ? "" : "\nORDER BY " + format_order_by(queue.order_by);
 
-    claim_ = stamp(claimable + order);
+    // Claims take a row whose lease ran out only up to the lease end the lease keeper's last
+    // look reached (a parameter): a row whose lease ends after that may still be held (the
+    // database clock jumped since), and the keeper's next look renews it instead.
+    const std::string within = " AND " + lease_ + " <= ?";
+    const std::string claimable_within = "(" + queue.due.text + ")\n  AND " + dead_ +
+                                         " IS NULL AND (" + lease_ + " IS NULL OR " + lease_ +
+                                         " <= " + kNow + within + ")";
+    claim_ = stamp(claimable_within + order);
     const std::string expired =
-        lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
-    claim_expired_ = stamp(expired + "\nORDER BY " + lease_);
+        lease_ + " <= " + kNow + " AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
+    claim_expired_ = stamp(expired + "\n " + within + "\nORDER BY " + lease_);
     std::string cursor_column;
     if (!queue.order_by.empty()) {
         const auto& first = queue.order_by.front();
         cursor_column = ", " + quote_identifier(first.column);
-        claim_from_ = stamp(claimable + "\n  AND " + quote_identifier(first.column) +
+        claim_from_ = stamp(claimable_within + "\n  AND " + quote_identifier(first.column) +
                             (first.descending ? " <= ?" : " >= ?") + order);
     }
     passed_over_ =
         "SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order + "\nLIMIT ?";
-    claim_plan_ =
-        "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " +
-        table_ + " WHERE " + expired + ")";
+    claim_plan_ = "SELECT CAST(" + std::string(kNow) +
+                  " + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " + table_ +
+                  " WHERE " + expired + ")";
     const std::string batch = lease_ + " = ? AND " + token_ + " >= ? AND " + token_ + " < ?";
     read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " +
                  batch + order;
@@ -57,12 +70,14 @@ QueueSql::QueueSql(const QueueConfig& queue)
         "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
                    "\nLIMIT " + std::to_string(queue.batch);
+    clock_ahead_ = "SELECT CAST(" + std::string(kNow) + " + INTERVAL ? MICROSECOND AS DATETIME(3))";
     claimable_ = claimable;
     if (queue.claim == ClaimMode::redis) build_scan(claimable, expired);
     expiring_ = "SELECT " + id_ + ", " + token_ + ", " + lease_ + " FROM " + table_ + " WHERE " +
-                lease_ + " > ? AND " + lease_ + " <= NOW(3) + INTERVAL ? MICROSECOND\n  AND " +
-                dead_ + " IS NULL AND SUBSTRING(" + token_ + ", " + std::to_string(kSettledMarkAt) +
-                ", 1) <> '" + kSettledMark + "'\nORDER BY " + lease_ + " LIMIT ?";
+                lease_ + " > ? AND " + lease_ + " <= " + kNow +
+                " + INTERVAL ? MICROSECOND\n  AND " + dead_ + " IS NULL AND SUBSTRING(" + token_ +
+                ", " + std::to_string(kSettledMarkAt) + ", 1) <> '" + kSettledMark +
+                "'\nORDER BY " + lease_ + " LIMIT ?";
     list_dead_ = "SELECT " + id_ + ", " + attempts_ + ", " + error_ + ", " + dead_ + " FROM " +
                  table_ + " WHERE " + dead_ + " IS NOT NULL ORDER BY " + dead_ + " DESC LIMIT ?";
 
@@ -218,16 +233,16 @@ std::string QueueSql::success_by_id(std::size_t rows) const {
 std::string QueueSql::retry(std::size_t rows) const {
     return join_values(rows, {"attempts", "error", "delay"}) + "SET `t`." + token_ + " = " +
            settled_token() + ", `t`." + attempts_ + " = `_rp`.`_rp_attempts`, `t`." + error_ +
-           " = `_rp`.`_rp_error`, `t`." + lease_ +
-           " = NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND" + fence();
+           " = `_rp`.`_rp_error`, `t`." + lease_ + " = " + kNow +
+           " + INTERVAL `_rp`.`_rp_delay` MICROSECOND" + fence();
 }
 
 std::string QueueSql::dead(std::size_t rows) const {
     std::string on_dead = queue_.on_dead ? queue_.on_dead->text + ",\n    " : "";
     return join_values(rows, {"attempts", "error"}) + "SET " + on_dead + "`t`." + token_ + " = " +
            settled_token() + ", `t`." + lease_ + " = NULL, `t`." + attempts_ +
-           " = `_rp`.`_rp_attempts`, `t`." + error_ + " = `_rp`.`_rp_error`, `t`." + dead_ +
-           " = NOW(3)" + fence();
+           " = `_rp`.`_rp_attempts`, `t`." + error_ + " = `_rp`.`_rp_error`, `t`." + dead_ + " = " +
+           kNow + fence();
 }
 
 std::string QueueSql::settled(std::size_t rows) const {
@@ -238,7 +253,7 @@ std::string QueueSql::settled(std::size_t rows) const {
 
 std::string QueueSql::extend(std::size_t rows) const {
     return join_values(rows, {"lease"}) + "SET `t`." + lease_ + " = GREATEST(COALESCE(`t`." +
-           lease_ + ", NOW(3)), NOW(3) + INTERVAL `_rp`.`_rp_lease` MICROSECOND)";
+           lease_ + ", " + kNow + "), " + kNow + " + INTERVAL `_rp`.`_rp_lease` MICROSECOND)";
 }
 
 QueueSql::Revive QueueSql::revive(std::size_t ids, const std::optional<SqlFragment>& set) const {

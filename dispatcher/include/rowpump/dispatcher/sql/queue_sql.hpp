@@ -23,14 +23,19 @@ public:
     // microseconds.
     const std::string& claim_plan() const { return claim_plan_; }
     // Stamps a claim token and a lease end on up to LIMIT claimable rows, passing over rows
-    // that other transactions hold locked (FOR UPDATE SKIP LOCKED).
-    // Params: limit, token batch prefix, lease end (from claim_plan).
+    // that other transactions hold locked (FOR UPDATE SKIP LOCKED); rows whose lease ran out
+    // only up to a lease end the lease keeper has looked at (LeaseKeeper::horizon).
+    // Params: that lease end, limit, token batch prefix, lease end (from claim_plan).
     const std::string& claim() const { return claim_; }
     // Claims rows whose lease ran out or whose retry backoff has passed, oldest first, through
     // the lease index, wherever they are in the order. Params as claim().
     const std::string& claim_expired() const { return claim_expired_; }
+    // The database clock now plus an interval, as DATETIME(3) in UTC like the lease column.
+    // Params: the interval in microseconds.
+    const std::string& clock_ahead() const { return clock_ahead_; }
     // The same as claim(), resuming a sweep: only rows at or after a cursor value of the first
-    // order_by column (see QueueStore::claim). Params: cursor, limit, prefix, lease end. Empty
+    // order_by column (see QueueStore::claim). Params: the keeper's lease end, cursor, limit,
+    // prefix, lease end. Empty
     // without order_by.
     const std::string& claim_from() const { return claim_from_; }
     // After a claim from the start of the order that took fewer rows than it could: the first
@@ -146,6 +151,7 @@ private:
     std::string success_set_;
     std::string success_by_id_set_;
     std::vector<std::string> success_by_id_values_;  // each placeholder as it occurs
+    std::string clock_ahead_;
     std::string claim_plan_, claim_, claim_expired_, claim_from_, passed_over_, read_back_,
         release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_,
         lock_scanned_;

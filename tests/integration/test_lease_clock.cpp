@@ -37,8 +37,7 @@ void check_each_dispatched_once(E2eSystem& sys, TestWorkerProcess& worker) {
                list_length(sys.redis, worker.processing_key()) == 0 &&
                list_length(sys.redis, keys.done) == 0;
     });
-    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary()
-                                            << "\ndispatcher log:\n"
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary() << "\ndispatcher log:\n"
                                             << sys.dispatcher->log_tail());
     CHECK(finished);
     auto stats = queue_stats(sys.redis, "users");
@@ -55,9 +54,8 @@ TEST_CASE("lease: a time-zone change of the database while 20 tasks are held dis
           "[e2e][lease]") {
     E2eSystem sys(e2e_queue(), kRows);  // lease 60s
     TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, holding_worker());
-    REQUIRE(eventually(10s, [&] {
-        return list_length(sys.redis, worker.processing_key()) == kRows;
-    }));
+    REQUIRE(
+        eventually(10s, [&] { return list_length(sys.redis, worker.processing_key()) == kRows; }));
 
     // Five hours east, as a server in local time sees a change of zone (a daylight-saving
     // change is one hour). A session keeps the zone it started with: the dispatcher's
@@ -85,14 +83,14 @@ TEST_CASE(
     constexpr std::int64_t kStepSeconds = 59;  // lease 60s
     E2eSystem sys(e2e_queue(), kRows, ServerClock::stepped);
     TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, holding_worker());
-    REQUIRE(eventually(10s, [&] {
-        return list_length(sys.redis, worker.processing_key()) == kRows;
-    }));
+    REQUIRE(
+        eventually(10s, [&] { return list_length(sys.redis, worker.processing_key()) == kRows; }));
     // Once every lease ends within the step, the step makes every lease look ended.
     REQUIRE(eventually(10s, [&] {
-        return sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE rp_lease_until <= "
-                             "UTC_TIMESTAMP(3) + INTERVAL " +
-                             std::to_string(kStepSeconds) + " SECOND") == kRows;
+        return sys.db.scalar(
+                   "SELECT COUNT(*) FROM user_block_status WHERE rp_lease_until <= "
+                   "UTC_TIMESTAMP(3) + INTERVAL " +
+                   std::to_string(kStepSeconds) + " SECOND") == kRows;
     }));
     const auto before = sys.db.scalar("SELECT UNIX_TIMESTAMP()");
     sys.bed.mysql.set_clock_offset(std::chrono::seconds(kStepSeconds));

@@ -27,8 +27,8 @@ std::vector<Place> places_of(const Config& config, const QueueConfig& queue) {
     std::vector<Place> places;
     for (const auto& source : queue_sources(config, queue)) {
         const auto& m = source.config.mysql;
-        places.push_back({m.host + ":" + std::to_string(m.port) + "/" + m.database,
-                          lower(source.queue.table)});
+        places.push_back(
+            {m.host + ":" + std::to_string(m.port) + "/" + m.database, lower(source.queue.table)});
     }
     return places;
 }
@@ -67,8 +67,8 @@ void check_shared_tables(const Config& config) {
             throw ConfigError(
                 config.file, line == later.key_lines.end() ? 0 : line->second,
                 "queues." + later.name + "." + key,
-                "queue '" + earlier.name + "' uses the table '" + place->table + "' too, with the " +
-                    column +
+                "queue '" + earlier.name + "' uses the table '" + place->table +
+                    "' too, with the " + column +
                     " column: queues on one table need bookkeeping columns of their own (give "
                     "this queue `columns:` with other names, e.g. { token: rp2_token, lease: "
                     "rp2_lease_until, attempts: rp2_attempts, error: rp2_last_error, dead: "

@@ -25,6 +25,8 @@ packages=(
     # the Python worker SDK (worker-sdk/python) and its tests: Debian's redis-py, and venv,
     # setuptools and pip for the offline `pip install --no-build-isolation`, mypy for its types
     python3 python3-redis python3-venv python3-setuptools python3-pip mypy
+    # libfaketime: a MariaDB whose clock a test steps (tests/integration/test_lease_clock.cpp)
+    faketime
     # system tests (tests/system): systemd in a container, a clean Debian root for the .deb,
     # a Docker engine and compose v1 for the demo
     systemd-container debootstrap docker.io docker-compose

@@ -50,6 +50,14 @@ std::string find_program(std::initializer_list<const char*> candidates) {
 
 // Both the template and every server use this redo log size, so no resize at start-up.
 constexpr const char* kRedoLogSize = "--innodb-log-file-size=64M";
+// Debian's libfaketime (package faketime), the build for multi-threaded programs.
+std::string faketime_library() {
+    for (const char* path : {"/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
+                             "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1"}) {
+        if (::access(path, R_OK) == 0) return path;
+    }
+    throw std::runtime_error("not installed: libfaketimeMT.so.1 (Debian package faketime)");
+}
 
 // mariadb-install-db takes seconds, and ctest runs every test case in a process of its own:
 // one initialized datadir is kept under /tmp for all of them, keyed by the server binary
@@ -108,8 +116,9 @@ void stop_child(std::unique_ptr<ChildProcess>& process, int sig, std::chrono::mi
 
 }  // namespace
 
-MariaDb::MariaDb() : dir_("rowpump-mariadb-"), port_(free_port()) {
+MariaDb::MariaDb(ServerClock clock) : dir_("rowpump-mariadb-"), clock_(clock), port_(free_port()) {
     fs::copy(template_datadir(mariadbd_path()), dir_.file("data"), fs::copy_options::recursive);
+    if (clock_ == ServerClock::stepped) write_file(dir_.file("clock-offset"), "+0\n");
     // Our own tmpdir: at start-up mariadbd deletes #sql* files in its tmpdir, which in /tmp
     // could belong to another test's server.
     fs::create_directory(dir_.file("tmp"));
@@ -128,6 +137,15 @@ void MariaDb::start() {
     std::string mariadbd = mariadbd_path();
     SpawnOptions options;
     options.stdout_path = dir_.file("stdout.log");
+    if (clock_ == ServerClock::stepped) {
+        // libfaketime reads the offset from the file at every clock reading (NO_CACHE), so
+        // a step takes effect at once for every session; timeouts keep the real monotonic
+        // clock.
+        options.env = {{"LD_PRELOAD", faketime_library()},
+                       {"FAKETIME_TIMESTAMP_FILE", dir_.file("clock-offset")},
+                       {"FAKETIME_NO_CACHE", "1"},
+                       {"FAKETIME_DONT_FAKE_MONOTONIC", "1"}};
+    }
     process_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{
             mariadbd, "--no-defaults", "--user=root", "--datadir=" + dir_.file("data"),
@@ -138,6 +156,17 @@ void MariaDb::start() {
         options);
     wait_ready();
     create_user();
+}
+
+void MariaDb::set_clock_offset(std::chrono::seconds offset) {
+    if (clock_ != ServerClock::stepped) {
+        throw std::logic_error(
+            "MariaDb::set_clock_offset needs a server with ServerClock::stepped");
+    }
+    const auto s = offset.count();
+    // Renamed into place: libfaketime never reads a half-written file.
+    write_file(dir_.file("clock-offset.new"), (s < 0 ? "" : "+") + std::to_string(s) + "\n");
+    fs::rename(dir_.file("clock-offset.new"), dir_.file("clock-offset"));
 }
 
 void MariaDb::wait_ready() {

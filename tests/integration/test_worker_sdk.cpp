@@ -35,7 +35,7 @@ using rowpump::Task;
 using rowpump::testing::eventually;
 using rowpump::testing::RunningWorker;
 
-// "<16 hex>-<attempt>-<HEX(id)>", as the dispatcher makes them.
+// "<16 hex>-<attempt>-<hex>", shaped as the dispatcher makes them.
 std::string token_for(long id, int attempt = 1) {
     char row[32];
     std::snprintf(row, sizeof row, "%lX", id);

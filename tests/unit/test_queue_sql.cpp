@@ -13,7 +13,8 @@ rowpump::Config load(const std::string& queue_body) {
 // The claimable condition of a queue whose due is "state = 'new'", as the statements spell it.
 const std::string kNewClaimable =
     "(state = 'new')\n"
-    "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))";
+    "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
+    "UTC_TIMESTAMP(3))";
 
 std::size_t count(const std::string& text, const std::string& what) {
     std::size_t n = 0;
@@ -33,28 +34,31 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
         "UPDATE `jobs` AS `t` JOIN (\n"
         "  SELECT `job_id` FROM `jobs`\n"
         "  WHERE (state = 'new')\n"
-        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
+        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
+        "UTC_TIMESTAMP(3) AND `rp_lease_until` <= ?)\n"
         "ORDER BY `created_at` DESC\n"
         "  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n"
         "  ON `t`.`job_id` = `_rp_claim`.`job_id`\n"
-        "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', HEX(`t`.`job_id`)),\n"
+        "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`t`.`job_id`)), "
+        "8, '0')),\n"
         "    `t`.`rp_lease_until` = ?");
-    CHECK(count(sql.claim_from(), "?") == 4);
+    CHECK(count(sql.claim_from(), "?") == 5);
     CHECK(sql.claim_from().find("AND `created_at` <= ?\nORDER BY") != std::string::npos);
-    CHECK(
-        sql.passed_over() ==
-        "SELECT `job_id` FROM `jobs`\n"
-        "WHERE (state = 'new')\n"
-        "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= NOW(3))\n"
-        "ORDER BY `created_at` DESC\n"
-        "LIMIT ?");
+    CHECK(sql.passed_over() ==
+          "SELECT `job_id` FROM `jobs`\n"
+          "WHERE (state = 'new')\n"
+          "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
+          "UTC_TIMESTAMP(3))\n"
+          "ORDER BY `created_at` DESC\n"
+          "LIMIT ?");
     CHECK(sql.read_back() ==
           "SELECT `job_id`, `rp_token`, `created_at` FROM `jobs` WHERE `rp_lease_until` = ? AND "
           "`rp_token` >= ? AND `rp_token` < ?\n"
           "ORDER BY `created_at` DESC");
     CHECK(sql.claim_plan() ==
-          "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n"
-          "  EXISTS (SELECT 1 FROM `jobs` WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')\n"
+          "SELECT CAST(UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n"
+          "  EXISTS (SELECT 1 FROM `jobs` WHERE `rp_lease_until` <= UTC_TIMESTAMP(3) AND (state = "
+          "'new')\n"
           "  AND `rp_dead_at` IS NULL)");
 }
 
@@ -109,8 +113,9 @@ TEST_CASE("retry and dead settle the token too; a batch's settled outcomes are c
     CHECK(count_settled.find("SELECT COUNT(DISTINCT `t`.`id`)") == 0);
     CHECK(count_settled.find("ON `t`.`id` = `_rp`.`_rp_id` AND " + settled) != std::string::npos);
     // Rows whose lease runs out: claimed ones only, through the lease index.
-    CHECK(sql.expiring().find("`rp_lease_until` > ? AND `rp_lease_until` <= NOW(3) + INTERVAL ? "
-                              "MICROSECOND") != std::string::npos);
+    CHECK(sql.expiring().find(
+              "`rp_lease_until` > ? AND `rp_lease_until` <= UTC_TIMESTAMP(3) + INTERVAL ? "
+              "MICROSECOND") != std::string::npos);
     CHECK(sql.expiring().find("SUBSTRING(`rp_token`, 16, 1) <> '='") != std::string::npos);
 }
 
@@ -123,7 +128,7 @@ TEST_CASE("retry, dead and extend statements have one row of parameters per outc
     CHECK(count(sql.dead(3), "?") == 3 * 4);
     CHECK(count(sql.extend(3), "?") == 3 * 3);
     CHECK(sql.dead(1).find("state = 'failed'") != std::string::npos);
-    CHECK(sql.retry(1).find("NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND") !=
+    CHECK(sql.retry(1).find("UTC_TIMESTAMP(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND") !=
           std::string::npos);
     const auto revive = sql.revive(4, std::nullopt);
     for (const auto& text : {revive.reset, revive.count, revive.not_due, revive.finish})
@@ -161,12 +166,14 @@ TEST_CASE("expired leases and retries are claimed through the lease index, oldes
     CHECK(sql.claim_expired() ==
           "UPDATE `jobs` AS `t` JOIN (\n"
           "  SELECT `id` FROM `jobs`\n"
-          "  WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')\n"
+          "  WHERE `rp_lease_until` <= UTC_TIMESTAMP(3) AND (state = 'new')\n"
           "  AND `rp_dead_at` IS NULL\n"
+          "  AND `rp_lease_until` <= ?\n"
           "ORDER BY `rp_lease_until`\n"
           "  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n"
           "  ON `t`.`id` = `_rp_claim`.`id`\n"
-          "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', HEX(`t`.`id`)),\n"
+          "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`t`.`id`)), "
+          "8, '0')),\n"
           "    `t`.`rp_lease_until` = ?");
     CHECK(sql.migrate().at(1).find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
           std::string::npos);
@@ -192,12 +199,13 @@ TEST_CASE("claim: redis scans with a keyset cursor, takes the rows it found, and
               "LIMIT ?");
     const std::string token =
         "SELECT `job_id`, CONCAT(LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0'), '-', "
-        "`rp_attempts` + 1, '-', HEX(`job_id`)) FROM `jobs`\n";
+        "`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0')) FROM `jobs`\n";
     CHECK(sql.lock_scanned(3) == token + claimable +
                                      "  AND `job_id` IN (?, ?, ?)\n"
                                      "FOR UPDATE SKIP LOCKED");
-    CHECK(sql.scan_retried().find("WHERE `rp_lease_until` <= NOW(3) AND (state = 'new')") !=
-          std::string::npos);
+    CHECK(
+        sql.scan_retried().find("WHERE `rp_lease_until` <= UTC_TIMESTAMP(3) AND (state = 'new')") !=
+        std::string::npos);
     CHECK(sql.scan_retried().find("ORDER BY `rp_lease_until`\nLIMIT ? FOR UPDATE SKIP LOCKED") !=
           std::string::npos);
 
@@ -250,7 +258,8 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
     // attempt, id), here from the scan batch and the row itself.
     const std::string version = "LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0')";
     const std::string settled =
-        "CONCAT(?, LEFT(" + version + ", 7), '=-', `rp_attempts` + 1, '-', HEX(`job_id`))";
+        "CONCAT(?, LEFT(" + version +
+        ", 7), '=-', `rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0'))";
     CHECK(sql.success_by_id(2) ==
           "UPDATE `jobs` SET state = ?, note = CONCAT(?, ?),\n    `rp_token` = " + settled +
               ", `rp_lease_until` = NULL, `rp_attempts` = 0, `rp_last_error` = NULL\n"
@@ -260,7 +269,7 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
               "\n"
               "  AND CONCAT(" +
               version +
-              ", '-', `rp_attempts` + 1, '-', HEX(`job_id`)) IN (?, ?)\n"
+              ", '-', `rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0')) IN (?, ?)\n"
               "  AND NOT (`rp_token` <=> " +
               settled + ")");
     // Each placeholder is bound where it occurs.

@@ -1,4 +1,5 @@
 #include "mysql/column_types.hpp"
+#include "mysql/id_key.hpp"
 
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
@@ -99,6 +100,8 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
             }
             // Preparing checks the operator's SQL against the table without running it.
             auto queue_problems = column_type_problems(*conn, config, queue);
+            if (auto problem = id_key_problem(*conn, config, queue); !problem.empty())
+                queue_problems.push_back(std::move(problem));
             for (auto& problem : prepare_queue_statements(*conn, config, queue)) {
                 queue_problems.push_back(std::move(problem));
             }

@@ -9,6 +9,7 @@
 
 #include "config/config_columns.hpp"
 #include "config/config_sections.hpp"
+#include "config/config_shared_tables.hpp"
 #include "config/yaml_reader.hpp"
 #include "rowpump/common/protocol/protocol.hpp"
 
@@ -269,6 +270,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     config.queues = read_queues(r, map.require("queues"), config.mysql);
     if (auto v = map.get("http")) config.http = read_http(r, *v);
     if (auto v = map.get("due_count")) config.due_count = read_due_count(r, *v);
+    check_shared_tables(config);
     return config;
 }
 

@@ -16,7 +16,10 @@ constexpr const char* kBeforeAnyLease = "1000-01-01 00:00:00.000";
 }  // namespace
 
 LeaseKeeper::LeaseKeeper(const QueueConfig& queue)
-    : queue_(queue), window_(queue.lease / 2), interval_(lease_look_interval(queue)) {}
+    : queue_(queue),
+      window_(queue.lease / 2),
+      interval_(lease_look_interval(queue)),
+      horizon_(kBeforeAnyLease) {}
 
 void LeaseKeeper::keep(ClaimStore& store, RedisSide& redis) {
     const auto started = Clock::now();
@@ -24,8 +27,11 @@ void LeaseKeeper::keep(ClaimStore& store, RedisSide& redis) {
     std::string after = kBeforeAnyLease;
     std::int64_t page_size = kPage, renewed = 0;
     const auto looked_before = looked_at_;
+    // Read before the pages, whose own reach is at least this: nothing is left out.
+    const std::string reach = store.clock_ahead(window_);
     while (keep_page(store, redis, after, page_size, renewed)) {
     }
+    horizon_ = reach;
     // Counted from before the first read: a lease that was outside the window then ends at
     // least window_ after it.
     next_ = started + interval_;

@@ -10,7 +10,7 @@ void RowClaim::before_claim(RedisSide& redis, std::int64_t capacity,
 }
 
 const std::vector<ClaimedRow>& RowClaim::claim(std::int64_t capacity) {
-    claim_ = store_->claim(capacity);
+    claim_ = store_->claim(capacity, lease_keeper_.horizon());
     return claim_.rows;
 }
 

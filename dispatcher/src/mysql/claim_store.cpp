@@ -26,14 +26,16 @@ ClaimStore::ClaimStore(MysqlSession& session)
     read_back_ = session.prepare(sql.read_back());
     release_ = session.prepare(sql.release());
     expiring_ = session.prepare(sql.expiring());
+    clock_ahead_ = session.prepare(sql.clock_ahead());
 }
 
 ClaimStore::~ClaimStore() = default;
 
-std::int64_t ClaimStore::stamp(sql::PreparedStatement& stmt, const std::string& prefix,
-                               const std::string& lease_until,
+std::int64_t ClaimStore::stamp(sql::PreparedStatement& stmt, const std::string& lease_horizon,
+                               const std::string& prefix, const std::string& lease_until,
                                const std::optional<std::string>& cursor, std::int64_t limit) {
     unsigned index = 1;
+    stmt.setString(index++, lease_horizon);
     if (cursor) stmt.setString(index++, *cursor);
     stmt.setInt64(index++, limit);
     stmt.setString(index++, prefix);
@@ -50,7 +52,7 @@ ClaimStore::Plan ClaimStore::plan() {
     return {rs->getString(1), rs->getInt(2) == 1};
 }
 
-Claim ClaimStore::claim(std::int64_t limit) {
+Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
     // Both statements share a batch prefix and differ in its last hex digit, so one range
     // read-back finds both, and the digit tells swept rows from expired ones.
     // A shard's batches start with its position (messages.hpp, token_shard).
@@ -71,14 +73,14 @@ Claim ClaimStore::claim(std::int64_t limit) {
                 plan.lease_until,
                 {}};  // '.' sorts right after '-'
 
-    const auto expired = plan.any_expired ? stamp(*claim_expired_, expired_prefix,
+    const auto expired = plan.any_expired ? stamp(*claim_expired_, lease_horizon, expired_prefix,
                                                   claim.lease_until, std::nullopt, limit)
                                           : 0;
     std::int64_t swept = 0;
     if (expired < limit) {
         const bool resume = cursor_.has_value();
-        swept = stamp(resume ? *claim_from_ : *claim_, sweep_prefix, claim.lease_until, cursor_,
-                      limit - expired);
+        swept = stamp(resume ? *claim_from_ : *claim_, lease_horizon, sweep_prefix,
+                      claim.lease_until, cursor_, limit - expired);
         if (swept < limit - expired) cursor_.reset();  // the sweep reached the end: start over
         // Short, and from the start of the order: every claimable row that nobody held is now ours.
         if (!resume && swept < limit - expired) passed_over_->look();
@@ -136,6 +138,13 @@ std::int64_t ClaimStore::renew(const std::vector<ClaimedRow>& rows) {
                                  [](sql::PreparedStatement& stmt) { return stmt.executeUpdate(); });
     });
     return changed;
+}
+
+std::string ClaimStore::clock_ahead(Millis ahead) {
+    clock_ahead_->setString(1, micros(ahead));
+    std::unique_ptr<sql::ResultSet> rs(clock_ahead_->executeQuery());
+    if (!rs->next()) throw std::runtime_error("the clock query returned no row");
+    return rs->getString(1);
 }
 
 }  // namespace rowpump

@@ -51,9 +51,9 @@ bool one_of(const std::string& value, std::initializer_list<const char*> options
 
 // What is wrong with the column holding `role`, or "" when its type fits.
 std::string type_problem(const std::string& role, const ColumnType& c) {
-    if (role == "token" && (!one_of(c.data_type, {"varchar", "char"}) || c.length < 44)) {
+    if (role == "token" && (!one_of(c.data_type, {"varchar", "char"}) || c.length < 36)) {
         return "expected VARCHAR(80) CHARACTER SET ascii COLLATE ascii_bin (a claim token takes "
-               "up to 44 characters and more for long ids)";
+               "up to 36 characters)";
     }
     if (role == "lease" && (c.data_type != "datetime" || c.precision < 3)) {
         return "expected DATETIME(3) (a batch is read back by its lease end, to the "

@@ -12,6 +12,12 @@ std::string value_column(const std::string& name) {
     return quote_identifier("_rp_" + name);
 }
 
+// The database clock as rowpump's own time columns (lease, dead mark) hold it: UTC, which a
+// change of the server's or the session's time_zone (a daylight-saving change, SET GLOBAL
+// time_zone) does not move. The operator's SQL (due, on_success, due_since) keeps NOW() in
+// the server's zone, as the application writes its own columns.
+constexpr const char* kNow = "UTC_TIMESTAMP(3)";
+
 std::string placeholders_list(std::size_t n) {
     std::string out;
     for (std::size_t i = 0; i < n; ++i) out += i == 0 ? "?" : ", ?";
@@ -30,26 +36,33 @@ QueueSql::QueueSql(const QueueConfig& queue)
       error_(quote_identifier(queue.columns.error)),
       dead_(quote_identifier(queue.columns.dead)) {
     const std::string claimable = "(" + queue.due.text + ")\n  AND " + dead_ + " IS NULL AND (" +
-                                  lease_ + " IS NULL OR " + lease_ + " <= NOW(3))";
+                                  lease_ + " IS NULL OR " + lease_ + " <= " + kNow + ")";
     const std::string order =
         queue.order_by.empty() ? "" : "\nORDER BY " + format_order_by(queue.order_by);
 
-    claim_ = stamp(claimable + order);
+    // Claims take a row whose lease ran out only up to the lease end the lease keeper's last
+    // look reached (a parameter): a row whose lease ends after that may still be held (the
+    // database clock jumped since), and the keeper's next look renews it instead.
+    const std::string within = " AND " + lease_ + " <= ?";
+    const std::string claimable_within = "(" + queue.due.text + ")\n  AND " + dead_ +
+                                         " IS NULL AND (" + lease_ + " IS NULL OR " + lease_ +
+                                         " <= " + kNow + within + ")";
+    claim_ = stamp(claimable_within + order);
     const std::string expired =
-        lease_ + " <= NOW(3) AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
-    claim_expired_ = stamp(expired + "\nORDER BY " + lease_);
+        lease_ + " <= " + kNow + " AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
+    claim_expired_ = stamp(expired + "\n " + within + "\nORDER BY " + lease_);
     std::string cursor_column;
     if (!queue.order_by.empty()) {
         const auto& first = queue.order_by.front();
         cursor_column = ", " + quote_identifier(first.column);
-        claim_from_ = stamp(claimable + "\n  AND " + quote_identifier(first.column) +
+        claim_from_ = stamp(claimable_within + "\n  AND " + quote_identifier(first.column) +
                             (first.descending ? " <= ?" : " >= ?") + order);
     }
     passed_over_ =
         "SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order + "\nLIMIT ?";
-    claim_plan_ =
-        "SELECT CAST(NOW(3) + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " +
-        table_ + " WHERE " + expired + ")";
+    claim_plan_ = "SELECT CAST(" + std::string(kNow) +
+                  " + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " + table_ +
+                  " WHERE " + expired + ")";
     const std::string batch = lease_ + " = ? AND " + token_ + " >= ? AND " + token_ + " < ?";
     read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " +
                  batch + order;
@@ -57,12 +70,14 @@ QueueSql::QueueSql(const QueueConfig& queue)
         "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
                    "\nLIMIT " + std::to_string(queue.batch);
+    clock_ahead_ = "SELECT CAST(" + std::string(kNow) + " + INTERVAL ? MICROSECOND AS DATETIME(3))";
     claimable_ = claimable;
     if (queue.claim == ClaimMode::redis) build_scan(claimable, expired);
     expiring_ = "SELECT " + id_ + ", " + token_ + ", " + lease_ + " FROM " + table_ + " WHERE " +
-                lease_ + " > ? AND " + lease_ + " <= NOW(3) + INTERVAL ? MICROSECOND\n  AND " +
-                dead_ + " IS NULL AND SUBSTRING(" + token_ + ", " + std::to_string(kSettledMarkAt) +
-                ", 1) <> '" + kSettledMark + "'\nORDER BY " + lease_ + " LIMIT ?";
+                lease_ + " > ? AND " + lease_ + " <= " + kNow +
+                " + INTERVAL ? MICROSECOND\n  AND " + dead_ + " IS NULL AND SUBSTRING(" + token_ +
+                ", " + std::to_string(kSettledMarkAt) + ", 1) <> '" + kSettledMark +
+                "'\nORDER BY " + lease_ + " LIMIT ?";
     list_dead_ = "SELECT " + id_ + ", " + attempts_ + ", " + error_ + ", " + dead_ + " FROM " +
                  table_ + " WHERE " + dead_ + " IS NOT NULL ORDER BY " + dead_ + " DESC LIMIT ?";
 
@@ -109,7 +124,7 @@ void QueueSql::build_scan(const std::string& claimable, const std::string& expir
     // UPDATE) are passed over, as a claim in MySQL passes them; their outcome would have to
     // wait for the lock, and every outcome of its batch with it.
     const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
-                               attempts_ + " + 1, '-', HEX(" + id_ + ")) FROM " + table_ +
+                               attempts_ + " + 1, '-', " + id_checksum("") + ") FROM " + table_ +
                                "\nWHERE ";
     lock_scanned_ = select + claimable + "\n  AND " + id_ + " IN (";
     scan_retried_ = select + expired + "\nORDER BY " + lease_ + "\nLIMIT ? FOR UPDATE SKIP LOCKED";
@@ -129,17 +144,24 @@ std::string QueueSql::stamp(const std::string& where_order) const {
            "\n  WHERE " + where_order +
            "\n  LIMIT ? FOR UPDATE SKIP LOCKED) AS `_rp_claim`\n  ON `t`." + id_ +
            " = `_rp_claim`." + id_ + "\nSET `t`." + token_ + " = CONCAT(?, `t`." + attempts_ +
-           " + 1, '-', HEX(`t`." + id_ + ")),\n    `t`." + lease_ + " = ?";
+           " + 1, '-', " + id_checksum("`t`") + "),\n    `t`." + lease_ + " = ?";
 }
 
 std::string QueueSql::values_table(std::size_t rows,
                                    const std::vector<std::string>& columns) const {
-    // (SELECT ? AS a, ? AS b UNION ALL SELECT ?, ? ...) AS _rp
-    std::string first = "SELECT ? AS `_rp_token`, ? AS `_rp_id`";
-    for (const auto& c : columns) first += ", ? AS " + value_column(c);
+    // (SELECT NULL AS a, CONCAT(id) AS b FROM t WHERE FALSE UNION ALL SELECT ?, ? ...) AS _rp
+    // The first SELECT gives no row, only the id column's character set and collation: a
+    // UNION's column takes them from its first SELECT. So the ids are held and compared as the
+    // table holds them: the bytes of a BINARY id as they are (as bare parameters they would be
+    // utf8mb4 text, which the derived table refuses when they are not UTF-8), a string id in
+    // its column's collation, which the primary key lookup needs. CONCAT makes it a string of
+    // varying length: a BINARY(16) column's type would pad the ids with zero bytes.
+    std::string first = "SELECT NULL AS `_rp_token`, CONCAT(" + id_ + ") AS `_rp_id`";
+    for (const auto& c : columns) first += ", NULL AS " + value_column(c);
+    first += " FROM " + table_ + " WHERE FALSE";
     const std::string more = "\n  UNION ALL SELECT " + placeholders_list(columns.size() + 2);
     std::string derived = first;
-    for (std::size_t i = 1; i < rows; ++i) derived += more;
+    for (std::size_t i = 0; i < rows; ++i) derived += more;
     return "(" + derived + ") AS `_rp`";
 }
 
@@ -151,6 +173,11 @@ std::string QueueSql::join_values(std::size_t rows, const std::vector<std::strin
                                : std::string();
     return "UPDATE " + table_ + " AS `t` JOIN " + values_table(rows, columns) + "\n  ON `t`." +
            id_ + " = `_rp`.`_rp_id`" + on + "\n";
+}
+
+std::string QueueSql::id_checksum(const std::string& table) const {
+    const std::string id = table.empty() ? id_ : table + "." + id_;
+    return "LPAD(HEX(CRC32(" + id + ")), 8, '0')";
 }
 
 std::string QueueSql::row_version(const std::string& table) const {
@@ -191,30 +218,31 @@ std::string QueueSql::success_by_id(std::size_t rows) const {
     // and attempt are the token's, as the WHERE clause makes sure.
     const std::string settled = "CONCAT(?, LEFT(" + row_version("") + ", " +
                                 std::to_string(kSettledMarkAt - kScanBatchDigits - 1) + "), '" +
-                                kSettledMark + "-', " + attempts_ + " + 1, '-', HEX(" + id_ + "))";
+                                kSettledMark + "-', " + attempts_ + " + 1, '-', " +
+                                id_checksum("") + ")";
     const std::string list = "(" + placeholders_list(rows) + ")";
     // Assignments run left to right and see the columns assigned before them: the token,
     // made from the attempts and the old token, comes before both change.
     return "UPDATE " + table_ + " SET " + success_by_id_set_ + token_ + " = " + settled + ", " +
            lease_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL\nWHERE " + id_ + " IN " +
            list + "\n  AND " + claimable_ + "\n  AND CONCAT(" + row_version("") + ", '-', " +
-           attempts_ + " + 1, '-', HEX(" + id_ + ")) IN " + list + "\n  AND NOT (" + token_ +
+           attempts_ + " + 1, '-', " + id_checksum("") + ") IN " + list + "\n  AND NOT (" + token_ +
            " <=> " + settled + ")";
 }
 
 std::string QueueSql::retry(std::size_t rows) const {
     return join_values(rows, {"attempts", "error", "delay"}) + "SET `t`." + token_ + " = " +
            settled_token() + ", `t`." + attempts_ + " = `_rp`.`_rp_attempts`, `t`." + error_ +
-           " = `_rp`.`_rp_error`, `t`." + lease_ +
-           " = NOW(3) + INTERVAL `_rp`.`_rp_delay` MICROSECOND" + fence();
+           " = `_rp`.`_rp_error`, `t`." + lease_ + " = " + kNow +
+           " + INTERVAL `_rp`.`_rp_delay` MICROSECOND" + fence();
 }
 
 std::string QueueSql::dead(std::size_t rows) const {
     std::string on_dead = queue_.on_dead ? queue_.on_dead->text + ",\n    " : "";
     return join_values(rows, {"attempts", "error"}) + "SET " + on_dead + "`t`." + token_ + " = " +
            settled_token() + ", `t`." + lease_ + " = NULL, `t`." + attempts_ +
-           " = `_rp`.`_rp_attempts`, `t`." + error_ + " = `_rp`.`_rp_error`, `t`." + dead_ +
-           " = NOW(3)" + fence();
+           " = `_rp`.`_rp_attempts`, `t`." + error_ + " = `_rp`.`_rp_error`, `t`." + dead_ + " = " +
+           kNow + fence();
 }
 
 std::string QueueSql::settled(std::size_t rows) const {
@@ -225,7 +253,7 @@ std::string QueueSql::settled(std::size_t rows) const {
 
 std::string QueueSql::extend(std::size_t rows) const {
     return join_values(rows, {"lease"}) + "SET `t`." + lease_ + " = GREATEST(COALESCE(`t`." +
-           lease_ + ", NOW(3)), NOW(3) + INTERVAL `_rp`.`_rp_lease` MICROSECOND)";
+           lease_ + ", " + kNow + "), " + kNow + " + INTERVAL `_rp`.`_rp_lease` MICROSECOND)";
 }
 
 QueueSql::Revive QueueSql::revive(std::size_t ids, const std::optional<SqlFragment>& set) const {

@@ -20,14 +20,17 @@ namespace rowpump::testing {
 // A loopback TCP port nobody listens on right now (bind to port 0, read it, close).
 int free_port();
 
+enum class ServerClock { real, stepped };
+
 class MariaDb {
 public:
     static constexpr const char* kUser = "rowpump";
     static constexpr const char* kPassword = "rowpump-test-pw";
 
     // Starts the server and creates user kUser with all privileges. Throws with the tail of
-    // the server's log when it does not come up.
-    MariaDb();
+    // the server's log when it does not come up. With ServerClock::stepped the server runs
+    // under libfaketime (Debian's faketime), its wall clock set_clock_offset() from ours.
+    explicit MariaDb(ServerClock clock = ServerClock::real);
     ~MariaDb();
     MariaDb(const MariaDb&) = delete;
     MariaDb& operator=(const MariaDb&) = delete;
@@ -35,6 +38,11 @@ public:
     int port() const { return port_; }
     const std::string& dir() const { return dir_.path(); }
     std::string log_path() const { return dir_.file("error.log"); }
+
+    // The server's wall clock (NOW(), UTC_TIMESTAMP(), every session's) from now on runs
+    // `offset` ahead of ours (behind when negative): a clock step, as NTP makes one. Its
+    // monotonic clock is left alone. Only with ServerClock::stepped.
+    void set_clock_offset(std::chrono::seconds offset);
 
     void start();  // again, on the same port and data; no-op while running
     void stop();   // SIGTERM and wait for a clean shutdown
@@ -52,6 +60,7 @@ private:
     void create_user();
 
     TempDir dir_;
+    ServerClock clock_;
     int port_;
     int databases_created_ = 0;
     std::unique_ptr<ChildProcess> process_;
@@ -82,6 +91,7 @@ private:
     void wait_ready();
 
     TempDir dir_;
+    ServerClock clock_;
     int port_;
     std::vector<std::string> extra_args_;
     std::unique_ptr<ChildProcess> process_;

@@ -21,6 +21,9 @@
 namespace rowpump::testing {
 
 struct TestBed {
+    TestBed() = default;
+    explicit TestBed(ServerClock mysql_clock) : mysql(mysql_clock) {}
+
     TempDir dir{"rowpump-it-"};
     MariaDb mysql;
     RedisServer redis;

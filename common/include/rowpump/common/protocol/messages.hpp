@@ -24,8 +24,9 @@ std::string percent_encode(std::string_view raw);
 std::optional<std::string> percent_decode(std::string_view encoded);
 
 // A claim token is "<batch>-<attempt>-<row>": 16 upper-case hex digits naming the claim
-// batch, the 1-based attempt number, and HEX() of the row id, so every claim of every row
-// has a token of its own. Workers treat it as opaque apart from the attempt number.
+// batch, the 1-based attempt number, and 8 hex digits of a checksum of the row id (CRC32), so
+// that a token is at most 36 characters whatever the id. The id itself travels beside the
+// token, in the ready message. Workers treat it as opaque apart from the attempt number.
 constexpr std::size_t kBatchPrefixLength = 17;  // 16 hex digits and the dash
 bool is_valid_token(std::string_view token);
 int token_attempt(std::string_view token);  // precondition: is_valid_token(token)

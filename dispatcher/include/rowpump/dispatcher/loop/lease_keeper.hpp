@@ -8,10 +8,15 @@
 // those for a full lease. Only rows nobody holds any more (a lost Redis list, a plain
 // consumer that popped the task and vanished) keep their lease end and come back by it.
 //
-// Cost: one indexed SELECT every lease/8 while rows are claimed; Redis and UPDATE work only
-// for rows whose lease is actually running out, that is for tasks waiting longer than half
-// a lease. Holds no connection of its own: it runs on the claiming connection, just before a
-// claim.
+// The looks are lease/8 apart on this host's clock, but leases end by the database's clock,
+// which may jump (an NTP step of the database host). So a claim takes rows whose lease ran
+// out only up to the lease end a look has covered (horizon()): after a jump, a held row
+// whose lease suddenly looks ended waits for the next look, which renews it.
+//
+// Cost: one indexed SELECT every lease/8 while rows are claimed, and one clock reading; Redis and
+// UPDATE work only for rows whose lease is actually running out, that is for tasks waiting longer
+// than half a lease. Holds no connection of its own: it runs on the claiming connection, just
+// before a claim.
 
 #include <cstdint>
 #include <string>
@@ -33,6 +38,10 @@ public:
     // after it began, so a claim that starts within lease/2 of the last look never takes a
     // held row; later claims find a new look due first.
     void keep(ClaimStore& store, RedisSide& redis);
+    // The last look's reach, a lease end on the database clock: every claimed row whose lease
+    // ends by then was looked at, and renewed if held, so a claim may take those whose lease
+    // ran out; rows claimed since end later. Before the first look, a time before any lease.
+    const std::string& horizon() const { return horizon_; }
 
     // Totals since start, for logs and tests.
     std::int64_t looked_at() const { return looked_at_; }
@@ -47,6 +56,7 @@ private:
     Millis window_;
     Millis interval_;
     TimePoint next_{};
+    std::string horizon_;
     std::int64_t looked_at_ = 0;
     std::int64_t renewed_ = 0;
 };

@@ -32,8 +32,9 @@ public:
     // the rows still leased at the head of the order are not scanned again by every claim;
     // the sweep starts over when it runs out of due rows.
     // Rows other transactions hold locked are passed over; one that stays locked is logged
-    // once with its id (see PassedOverRows).
-    [[nodiscard]] Claim claim(std::int64_t limit);
+    // once with its id (see PassedOverRows). Rows whose lease ran out only up to
+    // `lease_horizon`, the lease end the lease keeper's last look reached (LeaseKeeper::horizon).
+    [[nodiscard]] Claim claim(std::int64_t limit, const std::string& lease_horizon);
     // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
     bool resuming_sweep() const { return cursor_.has_value(); }
     // Clears a batch's claims again, for a batch that could not be pushed.
@@ -46,6 +47,8 @@ public:
     // Renews the leases of still-claimed rows: the lease ends a full lease from now. Rows
     // whose token no longer matches are left alone. Returns how many changed.
     std::int64_t renew(const std::vector<ClaimedRow>& rows);
+    // The database clock now plus `ahead`, in the lease column's form.
+    std::string clock_ahead(Millis ahead);
 
 private:
     struct Plan {
@@ -53,14 +56,14 @@ private:
         bool any_expired = false;
     };
     Plan plan();
-    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& prefix,
-                       const std::string& lease_until, const std::optional<std::string>& cursor,
-                       std::int64_t limit);
+    std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& lease_horizon,
+                       const std::string& prefix, const std::string& lease_until,
+                       const std::optional<std::string>& cursor, std::int64_t limit);
 
     MysqlSession& session_;
     const QueueConfig& queue_;
     std::unique_ptr<sql::PreparedStatement> claim_plan_, claim_, claim_expired_, claim_from_,
-        read_back_, release_, expiring_;
+        read_back_, release_, expiring_, clock_ahead_;
     std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> extend_statements_;
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;  // first order_by column of the last row swept

@@ -23,14 +23,19 @@ public:
     // microseconds.
     const std::string& claim_plan() const { return claim_plan_; }
     // Stamps a claim token and a lease end on up to LIMIT claimable rows, passing over rows
-    // that other transactions hold locked (FOR UPDATE SKIP LOCKED).
-    // Params: limit, token batch prefix, lease end (from claim_plan).
+    // that other transactions hold locked (FOR UPDATE SKIP LOCKED); rows whose lease ran out
+    // only up to a lease end the lease keeper has looked at (LeaseKeeper::horizon).
+    // Params: that lease end, limit, token batch prefix, lease end (from claim_plan).
     const std::string& claim() const { return claim_; }
     // Claims rows whose lease ran out or whose retry backoff has passed, oldest first, through
     // the lease index, wherever they are in the order. Params as claim().
     const std::string& claim_expired() const { return claim_expired_; }
+    // The database clock now plus an interval, as DATETIME(3) in UTC like the lease column.
+    // Params: the interval in microseconds.
+    const std::string& clock_ahead() const { return clock_ahead_; }
     // The same as claim(), resuming a sweep: only rows at or after a cursor value of the first
-    // order_by column (see QueueStore::claim). Params: cursor, limit, prefix, lease end. Empty
+    // order_by column (see QueueStore::claim). Params: the keeper's lease end, cursor, limit,
+    // prefix, lease end. Empty
     // without order_by.
     const std::string& claim_from() const { return claim_from_; }
     // After a claim from the start of the order that took fewer rows than it could: the first
@@ -51,7 +56,7 @@ public:
     const std::string& scan() const { return scan_; }
     const std::string& scan_from() const { return scan_from_; }
     // Of `ids` scanned rows, those still claimable and not locked by another transaction, as
-    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', HEX(id)).
+    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', id checksum).
     // Params: the ids. Empty with claim: mysql.
     std::string lock_scanned(std::size_t ids) const;
     // Rows whose retry delay has passed, oldest first, through the lease index (which with
@@ -134,6 +139,10 @@ private:
     // A checksum of the token column of `table` ("" for the statement's only table), 8 hex
     // digits: the row's version with claim: redis.
     std::string row_version(const std::string& table) const;
+    // A checksum of the id of `table` ("" as above), 8 hex digits: the last part of a claim
+    // token, so that tokens differ between rows of a batch and keep one length whatever the
+    // id's type and size.
+    std::string id_checksum(const std::string& table) const;
     void build_scan(const std::string& claimable, const std::string& expired);
 
     const QueueConfig& queue_;
@@ -142,6 +151,7 @@ private:
     std::string success_set_;
     std::string success_by_id_set_;
     std::vector<std::string> success_by_id_values_;  // each placeholder as it occurs
+    std::string clock_ahead_;
     std::string claim_plan_, claim_, claim_expired_, claim_from_, passed_over_, read_back_,
         release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_,
         lock_scanned_;

@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include <cppconn/exception.h>
 
@@ -108,7 +109,8 @@ void stop_child(std::unique_ptr<ChildProcess>& process, int sig, std::chrono::mi
 
 }  // namespace
 
-MariaDb::MariaDb() : dir_("rowpump-mariadb-"), port_(free_port()) {
+MariaDb::MariaDb(std::vector<std::string> extra_args)
+    : dir_("rowpump-mariadb-"), port_(free_port()), extra_args_(std::move(extra_args)) {
     fs::copy(template_datadir(mariadbd_path()), dir_.file("data"), fs::copy_options::recursive);
     // Our own tmpdir: at start-up mariadbd deletes #sql* files in its tmpdir, which in /tmp
     // could belong to another test's server.
@@ -128,14 +130,22 @@ void MariaDb::start() {
     std::string mariadbd = mariadbd_path();
     SpawnOptions options;
     options.stdout_path = dir_.file("stdout.log");
-    process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{
-            mariadbd, "--no-defaults", "--user=root", "--datadir=" + dir_.file("data"),
-            "--socket=" + dir_.file("sock"), "--pid-file=" + dir_.file("mariadbd.pid"),
-            "--log-error=" + log_path(), "--tmpdir=" + dir_.file("tmp"),
-            "--port=" + std::to_string(port_), "--bind-address=127.0.0.1", "--skip-name-resolve",
-            "--innodb-buffer-pool-size=256M", "--innodb-flush-log-at-trx-commit=2", kRedoLogSize},
-        options);
+    std::vector<std::string> argv{mariadbd,
+                                  "--no-defaults",
+                                  "--user=root",
+                                  "--datadir=" + dir_.file("data"),
+                                  "--socket=" + dir_.file("sock"),
+                                  "--pid-file=" + dir_.file("mariadbd.pid"),
+                                  "--log-error=" + log_path(),
+                                  "--tmpdir=" + dir_.file("tmp"),
+                                  "--port=" + std::to_string(port_),
+                                  "--bind-address=127.0.0.1",
+                                  "--skip-name-resolve",
+                                  "--innodb-buffer-pool-size=256M",
+                                  "--innodb-flush-log-at-trx-commit=2",
+                                  kRedoLogSize};
+    argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+    process_ = std::make_unique<ChildProcess>(argv, options);
     wait_ready();
     create_user();
 }

@@ -26,8 +26,9 @@ public:
     static constexpr const char* kPassword = "rowpump-test-pw";
 
     // Starts the server and creates user kUser with all privileges. Throws with the tail of
-    // the server's log when it does not come up.
-    MariaDb();
+    // the server's log when it does not come up. `extra_args` are more mariadbd options
+    // ("--ssl-ca=...", ...).
+    explicit MariaDb(std::vector<std::string> extra_args = {});
     ~MariaDb();
     MariaDb(const MariaDb&) = delete;
     MariaDb& operator=(const MariaDb&) = delete;
@@ -53,6 +54,7 @@ private:
 
     TempDir dir_;
     int port_;
+    std::vector<std::string> extra_args_;
     int databases_created_ = 0;
     std::unique_ptr<ChildProcess> process_;
 };

@@ -40,6 +40,8 @@ TlsCertificates::TlsCertificates(const std::string& dir)
     : ca(dir + "/ca.pem"),
       server_cert(dir + "/server.pem"),
       server_key(dir + "/server.key"),
+      wrong_name_cert(dir + "/wrong-name.pem"),
+      wrong_name_key(dir + "/wrong-name.key"),
       client_cert(dir + "/client.pem"),
       client_key(dir + "/client.key"),
       other_ca(dir + "/other-ca.pem") {
@@ -47,11 +49,14 @@ TlsCertificates::TlsCertificates(const std::string& dir)
     make_ca(dir, "other-ca");
     make_signed(dir, "server", "/CN=127.0.0.1",
                 "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth");
+    make_signed(dir, "wrong-name", "/CN=elsewhere.invalid",
+                "subjectAltName=DNS:elsewhere.invalid\nextendedKeyUsage=serverAuth");
     make_signed(dir, "client", "/CN=rowpump-client", "extendedKeyUsage=clientAuth");
 }
 
-std::vector<std::string> TlsCertificates::mariadb_args() const {
-    return {"--ssl-ca=" + ca, "--ssl-cert=" + server_cert, "--ssl-key=" + server_key};
+std::vector<std::string> TlsCertificates::mariadb_args(bool wrong_name) const {
+    return {"--ssl-ca=" + ca, "--ssl-cert=" + (wrong_name ? wrong_name_cert : server_cert),
+            "--ssl-key=" + (wrong_name ? wrong_name_key : server_key)};
 }
 
 }  // namespace rowpump::testing

@@ -23,16 +23,17 @@ constexpr const char* kSslUser = "rp_ssl";
 constexpr const char* kX509User = "rp_x509";
 constexpr const char* kPassword = "tls-test-pw";
 
-// A MariaDB offering TLS, a Redis, a database with the e2e table, and two accounts on it:
-// kSslUser (REQUIRE SSL) and kX509User (REQUIRE X509).
+// A MariaDB offering TLS (with a certificate for 127.0.0.1, or with `wrong_name` one for
+// another name), a Redis, a database with the e2e table, and two accounts on it: kSslUser
+// (REQUIRE SSL) and kX509User (REQUIRE X509).
 struct TlsBed {
     TempDir dir{"rowpump-tls-"};
     TlsCertificates certs{dir.path()};
-    MariaDb mysql{certs.mariadb_args()};
+    MariaDb mysql;
     RedisServer redis;
     std::string database = mysql.create_database();
 
-    TlsBed() {
+    explicit TlsBed(bool wrong_name = false) : mysql(certs.mariadb_args(wrong_name)) {
         MysqlClient root = mysql.connect_root();
         for (const auto& [user, require] :
              {std::pair{kSslUser, "SSL"}, std::pair{kX509User, "X509"}}) {
@@ -152,6 +153,23 @@ TEST_CASE("mysql.tls verify modes: the right CA connects, a CA that did not sign
         CHECK_FALSE(contains(wrong.out, ": ok; TLS"));
         CHECK(contains(wrong.err, "MySQL error 2026"));
     }
+}
+
+TEST_CASE("mysql.tls verify_identity refuses a certificate for another name, verify_ca takes it",
+          "[tls]") {
+    TlsBed bed(true);
+    const RunResult ca_only = rowpump_cli(
+        {"check", "-c", bed.config(kSslUser, tls_line("verify_ca", bed.certs.ca), "ca.yaml")});
+    INFO(ca_only.describe());
+    CHECK(contains(ca_only.out, ": ok; TLS TLS_"));
+
+    const RunResult identity = rowpump_cli(
+        {"check", "-c",
+         bed.config(kSslUser, tls_line("verify_identity", bed.certs.ca), "identity.yaml")});
+    INFO(identity.describe());
+    CHECK_FALSE(identity.status.success());
+    CHECK_FALSE(contains(identity.out, ": ok; TLS"));
+    CHECK(contains(identity.err, "MySQL error 2026"));
 }
 
 TEST_CASE("mysql.tls: a REQUIRE X509 account needs the client certificate", "[tls]") {

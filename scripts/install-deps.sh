@@ -22,6 +22,9 @@ packages=(
     mariadb-server mariadb-client redis-server redis-tools procps
     # Redis Sentinel for the high-availability tests (tests/integration/test_redis_ha.cpp)
     redis-sentinel
+    # TLS tests: certificates made with the openssl command (test_mysql_tls.cpp), the TLS
+    # tunnel to Redis that README.md ("Running in production") describes
+    openssl socat
     # the Python worker SDK (worker-sdk/python) and its tests: Debian's redis-py, and venv,
     # setuptools and pip for the offline `pip install --no-build-isolation`, mypy for its types
     python3 python3-redis python3-venv python3-setuptools python3-pip mypy

@@ -72,8 +72,9 @@ std::string render_config(const ConfigSpec& spec) {
         << "  port: " << spec.mysql_port << "\n"
         << "  user: " << yaml_quote(spec.user) << "\n"
         << "  password: " << yaml_quote(spec.password) << "\n"
-        << "  database: " << yaml_quote(spec.database) << "\n"
-        << "redis:\n";
+        << "  database: " << yaml_quote(spec.database) << "\n";
+    for (const auto& line : spec.mysql_lines) out << "  " << line << "\n";
+    out << "redis:\n";
     if (spec.redis_lines.empty()) {
         out << "  host: " << spec.redis_host << "\n"
             << "  port: " << spec.redis_port << "\n";

@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include <cppconn/exception.h>
 
@@ -116,7 +117,11 @@ void stop_child(std::unique_ptr<ChildProcess>& process, int sig, std::chrono::mi
 
 }  // namespace
 
-MariaDb::MariaDb(ServerClock clock) : dir_("rowpump-mariadb-"), clock_(clock), port_(free_port()) {
+MariaDb::MariaDb(ServerClock clock, std::vector<std::string> extra_args)
+    : dir_("rowpump-mariadb-"),
+      clock_(clock),
+      port_(free_port()),
+      extra_args_(std::move(extra_args)) {
     fs::copy(template_datadir(mariadbd_path()), dir_.file("data"), fs::copy_options::recursive);
     if (clock_ == ServerClock::stepped) write_file(dir_.file("clock-offset"), "+0\n");
     // Our own tmpdir: at start-up mariadbd deletes #sql* files in its tmpdir, which in /tmp
@@ -146,14 +151,22 @@ void MariaDb::start() {
                        {"FAKETIME_NO_CACHE", "1"},
                        {"FAKETIME_DONT_FAKE_MONOTONIC", "1"}};
     }
-    process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{
-            mariadbd, "--no-defaults", "--user=root", "--datadir=" + dir_.file("data"),
-            "--socket=" + dir_.file("sock"), "--pid-file=" + dir_.file("mariadbd.pid"),
-            "--log-error=" + log_path(), "--tmpdir=" + dir_.file("tmp"),
-            "--port=" + std::to_string(port_), "--bind-address=127.0.0.1", "--skip-name-resolve",
-            "--innodb-buffer-pool-size=256M", "--innodb-flush-log-at-trx-commit=2", kRedoLogSize},
-        options);
+    std::vector<std::string> argv{mariadbd,
+                                  "--no-defaults",
+                                  "--user=root",
+                                  "--datadir=" + dir_.file("data"),
+                                  "--socket=" + dir_.file("sock"),
+                                  "--pid-file=" + dir_.file("mariadbd.pid"),
+                                  "--log-error=" + log_path(),
+                                  "--tmpdir=" + dir_.file("tmp"),
+                                  "--port=" + std::to_string(port_),
+                                  "--bind-address=127.0.0.1",
+                                  "--skip-name-resolve",
+                                  "--innodb-buffer-pool-size=256M",
+                                  "--innodb-flush-log-at-trx-commit=2",
+                                  kRedoLogSize};
+    argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+    process_ = std::make_unique<ChildProcess>(argv, options);
     wait_ready();
     create_user();
 }

@@ -194,7 +194,8 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
                        "outage_summary_interval, queues, http, due_count)");
     CHECK_CONFIG_ERROR(
         "mysql:\n  user: u\n  database: d\n  pasword: x\n", 4, "mysql.pasword",
-        "unknown key (expected one of: host, port, user, password, database, connect_timeout)");
+        "unknown key (expected one of: host, port, user, password, database, connect_timeout, "
+        "tls)");
     CHECK_CONFIG_ERROR(
         "mysql: { user: u, database: d }\nredis: { db: 1 }\n", 2, "redis.db",
         "unknown key (expected one of: host, port, sentinels, master, cluster, user, password, "

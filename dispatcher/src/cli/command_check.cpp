@@ -1,5 +1,6 @@
 #include "mysql/column_types.hpp"
 #include "mysql/id_key.hpp"
+#include "mysql/mysql_tls.hpp"
 
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
@@ -84,13 +85,21 @@ std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueCo
     return "";
 }
 
+// Whether the session is encrypted: "TLS TLS_AES_256_GCM_SHA384 (mysql.tls.mode: required)".
+std::string encryption_line(sql::Connection& conn, const MysqlTls& tls) {
+    const std::string cipher = tls_cipher(conn);
+    const std::string mode = std::string("(mysql.tls.mode: ") + tls_mode_name(tls.mode) + ")";
+    return cipher.empty() ? "not encrypted " + mode : "TLS " + cipher + " " + mode;
+}
+
 // The queues (or shards of queues) whose table is on `config.mysql`.
 void check_server(const Config& config, std::ostream& out, std::ostream& err, int& problems,
                   int& warnings) {
     try {
         auto conn = connect_mysql(config.mysql);
         out << "mysql " << config.mysql.host << ":" << config.mysql.port << "/"
-            << config.mysql.database << ": ok\n";
+            << config.mysql.database << ": ok; " << encryption_line(*conn, config.mysql.tls)
+            << "\n";
         for (const auto& queue : config.queues) {
             const QueueSql sql(queue);
             if (auto problem = check_table(*conn, config, queue); !problem.empty()) {

@@ -202,7 +202,7 @@ struct FileCloser {
 }  // namespace
 
 MysqlConfig read_mysql(const Reader& r, const Item& item, const MysqlConfig* base) {
-    Map map(r, item, {"host", "port", "user", "password", "database", "connect_timeout"});
+    Map map(r, item, {"host", "port", "user", "password", "database", "connect_timeout", "tls"});
     MysqlConfig mysql = base ? *base : MysqlConfig{};
     if (auto v = map.get("host")) mysql.host = r.nonempty_string(*v);
     if (auto v = map.get("port")) mysql.port = r.port(*v);
@@ -212,6 +212,7 @@ MysqlConfig read_mysql(const Reader& r, const Item& item, const MysqlConfig* bas
         mysql.database = r.nonempty_string(*v);
     }
     if (auto v = map.get("connect_timeout")) mysql.connect_timeout = r.positive_duration(*v);
+    if (auto v = map.get("tls")) mysql.tls = read_mysql_tls(r, *v);
     return mysql;
 }
 
@@ -293,7 +294,8 @@ std::vector<QueueSource> queue_sources(const Config& config, const QueueConfig& 
 
 bool same_server(const MysqlConfig& a, const MysqlConfig& b) {
     return a.host == b.host && a.port == b.port && a.user == b.user && a.password == b.password &&
-           a.database == b.database;
+           a.database == b.database && a.tls.mode == b.tls.mode && a.tls.ca == b.tls.ca &&
+           a.tls.cert == b.tls.cert && a.tls.key == b.tls.key;
 }
 
 std::vector<Config> configs_by_server(const Config& config) {

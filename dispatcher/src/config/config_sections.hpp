@@ -1,7 +1,8 @@
 #pragma once
 
-// Sections of the config schema that live beside config.cpp: Redis, the HTTP endpoint, the due
-// count and a queue's shards. config.cpp calls these; README.md ("Configuration") documents them.
+// Sections of the config schema that live beside config.cpp: MySQL TLS, Redis, the HTTP
+// endpoint, the due count and a queue's shards. config.cpp calls these; README.md
+// ("Configuration") documents them.
 
 #include "config/yaml_reader.hpp"
 #include "rowpump/dispatcher/config/config.hpp"
@@ -12,6 +13,8 @@ namespace rowpump {
 // without, `user` and `database` are required.
 MysqlConfig read_mysql(const yaml::Reader& r, const yaml::Item& item,
                        const MysqlConfig* base = nullptr);
+// A `tls:` map under `mysql:` (config_mysql_tls.cpp); its files must be readable now.
+MysqlTls read_mysql_tls(const yaml::Reader& r, const yaml::Item& item);
 RedisAddress read_redis(const yaml::Reader& r, const yaml::Item& item);
 HttpConfig read_http(const yaml::Reader& r, const yaml::Item& item);
 DueCountConfig read_due_count(const yaml::Reader& r, const yaml::Item& item);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <string>
 
+#include "mysql/mysql_tls.hpp"
+
 namespace rowpump {
 
 MysqlThread::MysqlThread() {
@@ -33,8 +35,7 @@ std::unique_ptr<sql::Connection> connect_mysql(const MysqlConfig& config) {
     options["OPT_RECONNECT"] = false;
     options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
 
-    std::unique_ptr<sql::Connection> conn(
-        sql::mysql::get_mysql_driver_instance()->connect(options));
+    std::unique_ptr<sql::Connection> conn = connect_with_tls(options, config);
     conn->setAutoCommit(true);
     std::unique_ptr<sql::Statement> stmt(conn->createStatement());
     stmt->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");

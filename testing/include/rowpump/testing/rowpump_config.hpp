@@ -43,6 +43,7 @@ struct ConfigSpec {
     std::string database;
     std::string user;
     std::string password;
+    std::vector<std::string> mysql_lines;  // more `mysql:` lines (tls: ...), verbatim
     std::string log_level = "debug";
     std::vector<std::string> extra_lines;  // more top-level YAML lines (http:, ...), verbatim
     std::vector<QueueSpec> queues;

@@ -30,7 +30,9 @@ public:
     // Starts the server and creates user kUser with all privileges. Throws with the tail of
     // the server's log when it does not come up. With ServerClock::stepped the server runs
     // under libfaketime (Debian's faketime), its wall clock set_clock_offset() from ours.
-    explicit MariaDb(ServerClock clock = ServerClock::real);
+    // `extra_args` are more mariadbd options ("--ssl-ca=...", ...).
+    explicit MariaDb(ServerClock clock = ServerClock::real,
+                     std::vector<std::string> extra_args = {});
     ~MariaDb();
     MariaDb(const MariaDb&) = delete;
     MariaDb& operator=(const MariaDb&) = delete;
@@ -62,6 +64,7 @@ private:
     TempDir dir_;
     ServerClock clock_;
     int port_;
+    std::vector<std::string> extra_args_;
     int databases_created_ = 0;
     std::unique_ptr<ChildProcess> process_;
 };

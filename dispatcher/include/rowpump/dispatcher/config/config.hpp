@@ -18,6 +18,24 @@
 
 namespace rowpump {
 
+// TLS on the MySQL connection (`mysql.tls`), as the client library (libmariadb 3.3, through
+// mysql-connector-c++ 1.1) can do it:
+//   disabled:        plain text.
+//   preferred:       TLS when the server offers it, otherwise plain text; nothing is checked.
+//   required:        TLS or no connection; the server's certificate is not checked.
+//   verify_ca:       as required, and the server's certificate must be signed by `ca`.
+//   verify_identity: as verify_ca, and the certificate must name the host rowpump connects to.
+enum class TlsMode { disabled, preferred, required, verify_ca, verify_identity };
+
+struct MysqlTls {
+    TlsMode mode = TlsMode::preferred;
+    std::string ca;    // PEM file of the CA that signed the server's certificate (verify_*)
+    std::string cert;  // PEM client certificate, for accounts created REQUIRE X509; with `key`
+    std::string key;   // PEM private key of `cert`
+};
+// "disabled", "preferred", ... as the config spells them.
+const char* tls_mode_name(TlsMode mode);
+
 struct MysqlConfig {
     std::string host = "127.0.0.1";
     int port = 3306;
@@ -25,6 +43,7 @@ struct MysqlConfig {
     std::string password;
     std::string database;  // required
     Millis connect_timeout{2000};
+    MysqlTls tls;
 };
 
 // "N/duration": at most `count` rows dispatched in any window of `per`. "1/3s" means no two
@@ -154,7 +173,8 @@ struct QueueSource {
     QueueConfig queue;  // `table` is the source's table
 };
 std::vector<QueueSource> queue_sources(const Config& config, const QueueConfig& queue);
-// Whether two MySQL settings reach the same server and database as the same user.
+// Whether two MySQL settings reach the same server and database as the same user, over the
+// same TLS settings.
 bool same_server(const MysqlConfig& a, const MysqlConfig& b);
 // The config split by MySQL server, for commands that work through one connection at a time
 // (check, migrate, the statement and login checks of run): each part's `mysql` is one server

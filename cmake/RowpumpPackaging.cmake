@@ -20,7 +20,9 @@ string(REPLACE "/usr/local/bin/rowpump" "${ROWPUMP_PACKAGE_PREFIX}/${CMAKE_INSTA
 file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/package/rowpump.service CONTENT "${ROWPUMP_UNIT}")
 install(FILES ${PROJECT_BINARY_DIR}/package/rowpump.service
         DESTINATION lib/systemd/system COMPONENT dispatcher)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT dispatcher)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
+              ${PROJECT_SOURCE_DIR}/CHANGELOG.md ${PROJECT_SOURCE_DIR}/docs/upgrading.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT dispatcher)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/deploy COMPONENT dispatcher)
 file(GLOB ROWPUMP_EXAMPLE_CONFIGS ${PROJECT_SOURCE_DIR}/config/*.yaml)
@@ -28,7 +30,9 @@ install(FILES ${ROWPUMP_EXAMPLE_CONFIGS} ${PROJECT_SOURCE_DIR}/deploy/demo.yaml
               ${PROJECT_SOURCE_DIR}/deploy/seed.sql
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT dispatcher)
 
-# --- component worker: the pkg-config file --------------------------------------------
+# --- component worker: the licence and the pkg-config file -----------------------------
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE
+        DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/librowpump-worker-dev COMPONENT worker)
 file(RELATIVE_PATH ROWPUMP_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" ROWPUMP_PC_TO_PREFIX "${ROWPUMP_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/worker-sdk/cmake/rowpump-worker.pc.in

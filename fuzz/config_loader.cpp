@@ -33,7 +33,10 @@ void check_queue(const QueueConfig& queue) {
     const QueueSql sql(queue);
     (void)sql.success(2);
     (void)sql.dead(1);
-    (void)sql.migrate();
+    for (const auto& dialect : {Dialect::mariadb(), Dialect::from_version("8.0.36")}) {
+        (void)dialect.add_columns(queue.table, sql.bookkeeping_columns());
+        (void)sql.add_lease_index(dialect);
+    }
 }
 
 }  // namespace

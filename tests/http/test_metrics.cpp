@@ -80,7 +80,7 @@ TEST_CASE("/metrics counts what happened, in valid Prometheus text", "[http][met
     CHECK(sample(m, "rowpump_connected{queue=\"users\",server=\"mysql\"}") == 1);
     CHECK(sample(m, "rowpump_connected{queue=\"users\",server=\"redis\"}") == 1);
     CHECK(sample(m, "rowpump_errors_total{queue=\"users\",kind=\"mysql\"}") == 0);
-    CHECK(sample(m, "rowpump_build_info{version=\"0.1.0\"}") == 1);
+    CHECK(sample(m, "rowpump_build_info{version=\"" ROWPUMP_PROJECT_VERSION "\"}") == 1);
     CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status = 1") == 92);
     CHECK(promtool_problems(sys.bed, sys.get("/metrics").body) == "");
 }

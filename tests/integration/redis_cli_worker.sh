@@ -9,7 +9,8 @@
 # extends its lease to EXTEND from now, then works for WORK_S seconds, then reports it.
 #
 # Runs until SIGTERM/SIGINT, then finishes the task in hand, signs off and exits 0.
-# Exits 1 if no dispatcher announces the queue within 30 s.
+# Exits 1 if no dispatcher announces the queue within 30 s, or if the dispatcher speaks
+# another protocol version than this script's (1; an absent field means 1).
 set -u
 
 host=$1 port=$2 queue=$3 worker=$4 ttl_ms=${5:-10000} work_s=${6:-0} extend=${7:-}
@@ -66,6 +67,12 @@ for ((waited = 0; ; waited++)); do
   fi
   sleep 0.1
 done
+# The protocol rule (README.md, "Protocol version"), checked before anything is taken.
+protocol=$(cli HGET "$meta" protocol)
+if [ "${protocol:-1}" != 1 ]; then
+  echo "redis_cli_worker: queue '$queue': the dispatcher speaks protocol version '$protocol', this worker 1" >&2
+  exit 1
+fi
 
 beat
 while ((!stop)); do

@@ -55,6 +55,8 @@ TEST_CASE("e2e: a worker written with redis-cli only processes 200 rows end to e
     CHECK(stats["bad"] == 0);
     CHECK(stats["stale"] == 0);
     CHECK(stats["reaped"] == 0);
+    // The dispatcher published its protocol version, which the script checked.
+    CHECK(sys.redis.command({"HGET", keys.meta, "protocol"}).string() == "1");
     // While it runs, the script is a listed worker with a live heartbeat.
     CHECK(sys.redis.command({"SISMEMBER", keys.workers, "cli-worker"}).integer() == 1);
     CHECK(sys.redis.command({"EXISTS", keys.heartbeat("cli-worker")}).integer() == 1);

@@ -57,6 +57,7 @@ TEST_CASE("rowpump migrate prints a plan: table size, columns INSTANT, index NOC
     INFO(plan.describe());
     REQUIRE(plan.status.success());
     CHECK(contains(plan.out, "table user_block_status, ~"));
+    CHECK(contains(plan.out, "\n-- server: MariaDB 10."));
     CHECK(contains(plan.out, " rows, "));
     CHECK(contains(plan.out, "ADD COLUMN IF NOT EXISTS `rp_token`"));
     CHECK(contains(plan.out, "ALGORITHM=INSTANT, LOCK=NONE;"));
@@ -77,6 +78,30 @@ TEST_CASE("rowpump migrate prints a plan: table size, columns INSTANT, index NOC
     CHECK(contains(again.out, "add the bookkeeping columns: already done, skipped"));
     CHECK(contains(again.out, "add the lease index: already done, skipped"));
     CHECK_FALSE(contains(again.out, "-- applied"));
+}
+
+TEST_CASE("rowpump migrate adds only the bookkeeping columns the table lacks",
+          "[dispatcher][migrate]") {
+    TestBed bed;
+    MysqlClient db = bed.db();
+    seed_user_block_status(db, 10);
+    db.exec(
+        "ALTER TABLE user_block_status ADD COLUMN rp_token VARCHAR(80) NULL, "
+        "ADD COLUMN rp_attempts INT UNSIGNED NOT NULL DEFAULT 0");
+    const std::string config = bed.write_config();
+
+    RunResult plan = rowpump_cli({"migrate", "-c", config});
+    INFO(plan.describe());
+    REQUIRE(plan.status.success());
+    CHECK(contains(plan.out, "ADD COLUMN IF NOT EXISTS `rp_lease_until` DATETIME(3) NULL,"));
+    CHECK(contains(plan.out, "ADD COLUMN IF NOT EXISTS `rp_dead_at` DATETIME(3) NULL,"));
+    CHECK_FALSE(contains(plan.out, "`rp_token`"));
+    CHECK_FALSE(contains(plan.out, "`rp_attempts`"));
+
+    RunResult applied = rowpump_cli({"migrate", "-c", config, "--apply"});
+    INFO(applied.describe());
+    REQUIRE(applied.status.success());
+    CHECK(bookkeeping_columns(db) == 5);
 }
 
 TEST_CASE("an open transaction on the table: migrate gives up after --lock-wait and names it",

@@ -552,6 +552,47 @@ TEST_CASE("an exception from the handler is reported as a retry with its message
           std::vector<std::string>{ready_for(8) + " retry reason=boom%3A%20db%20down"});
 }
 
+TEST_CASE("a dispatcher of another protocol version: the worker refuses and takes nothing",
+          "[worker][protocol]") {
+    QueueBed bed;
+    bed.announce();
+    bed.redis.command({"HSET", bed.keys.meta, "protocol", "999"});
+    const std::vector<std::string> ready{ready_for(1), ready_for(2)};
+    bed.push_ready(ready);
+    const std::string expected =
+        "queue 'sdk_test': the dispatcher speaks protocol version 999, this worker protocol "
+        "version 1; run a worker and a dispatcher of the same protocol version "
+        "(docs/upgrading.md); no task was taken";
+    rowpump::Worker worker(bed.options());
+
+    SECTION("fetch") {
+        CHECK_THROWS_WITH(worker.fetch(1s), expected);
+    }
+    SECTION("run") {
+        CHECK_THROWS_WITH(worker.run(status_ok), expected);
+    }
+    CHECK(bed.list(bed.keys.ready) == ready);
+    CHECK_FALSE(bed.exists(bed.keys.processing(worker.worker_id())));
+    CHECK_FALSE(bed.exists(bed.keys.heartbeat(worker.worker_id())));
+    CHECK_FALSE(bed.listed(worker.worker_id()));
+}
+
+TEST_CASE("a dispatcher of the worker's protocol version, or of none, is served",
+          "[worker][protocol]") {
+    QueueBed bed;
+    bed.announce();  // no protocol field: a dispatcher from before it, version 1
+    SECTION("version 1") {
+        bed.redis.command({"HSET", bed.keys.meta, "protocol", "1"});
+    }
+    SECTION("no version") {}
+    bed.push_ready({ready_for(3)});
+    rowpump::Worker worker(bed.options());
+    const auto task = worker.fetch(5s);
+    REQUIRE(task);
+    CHECK(task->id == "3");
+    CHECK(rowpump::protocol_version() == 1);
+}
+
 TEST_CASE("an unknown queue is an error after queue_wait", "[worker]") {
     QueueBed bed;  // nothing announced
     auto options = bed.options();

@@ -300,14 +300,37 @@ TEST_CASE("the meta hash is written and read by the same schema", "[protocol]") 
     meta.lease = Millis(60000);
     meta.table = "users";
     const auto fields = meta_fields(meta);
-    CHECK(fields ==
-          std::vector<std::string>{"values", "status,checked_at", "lease", "1m", "table", "users"});
+    CHECK(fields == std::vector<std::string>{"values", "status,checked_at", "lease", "1m", "table",
+                                             "users", "protocol", "1"});
     const auto back = parse_meta(fields);
     CHECK(back.values == meta.values);
     CHECK(back.lease == meta.lease);
     CHECK(back.table == "users");
     CHECK(parse_meta({kMetaValues, ""}).values.empty());
     CHECK(parse_meta({kMetaValues, " a , b ,"}).values == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("a worker accepts a dispatcher of its own protocol version, or one that names none",
+          "[protocol]") {
+    CHECK(kProtocolVersion == 1);
+    CHECK(protocol_mismatch(std::string("1")).empty());
+    CHECK(protocol_mismatch(std::nullopt).empty());  // a dispatcher from before the field
+    CHECK(protocol_mismatch(std::string("2"), 2).empty());
+    CHECK(protocol_mismatch(std::string("999")) ==
+          "the dispatcher speaks protocol version 999, this worker protocol version 1; run a "
+          "worker and a dispatcher of the same protocol version (docs/upgrading.md); no task was "
+          "taken");
+    // A newer worker does not take tasks from a dispatcher that names no version either.
+    CHECK(protocol_mismatch(std::nullopt, 2)
+              .find("speaks protocol version 1, this worker "
+                    "protocol version 2") != std::string::npos);
+    for (const auto* text : {"", "01x", "1.0", " 1", "-1", "1234567890"}) {
+        INFO(text);
+        CHECK(protocol_mismatch(std::string(text)).find("unreadable protocol version") !=
+              std::string::npos);
+    }
+    CHECK(protocol_mismatch(std::string("\x1b[2J") + std::string(500, 'x')).find("'\\x1B[2J") !=
+          std::string::npos);
 }
 
 TEST_CASE("an ok carries exactly the values the queue declares", "[protocol]") {

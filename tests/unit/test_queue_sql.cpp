@@ -75,12 +75,17 @@ TEST_CASE("configured column names are used everywhere", "[queue_sql]") {
         "    columns: {token: tk, lease: ls, attempts: at, error: er, dead: dd, lease_index: "
         "ls_i}\n");
     rowpump::QueueSql sql(config.queues.at(0));
+    const auto mariadb = rowpump::Dialect::mariadb();
     for (const auto& text :
          {sql.claim(), sql.claim_expired(), sql.passed_over(), sql.read_back(), sql.release(),
-          sql.success(1), sql.retry(1), sql.dead(1), sql.migrate().at(0), sql.migrate().at(1)}) {
+          sql.success(1), sql.retry(1), sql.dead(1), sql.add_lease_index(mariadb)}) {
         CHECK(text.find("`rp_") == std::string::npos);
     }
-    CHECK(sql.migrate().at(1).find("ADD INDEX IF NOT EXISTS `ls_i` (`ls`)") != std::string::npos);
+    std::vector<std::string> columns;
+    for (const auto& c : sql.bookkeeping_columns()) columns.push_back(c.name);
+    CHECK(columns == std::vector<std::string>{"tk", "ls", "at", "er", "dd"});
+    CHECK(sql.add_lease_index(mariadb).find("ADD INDEX IF NOT EXISTS `ls_i` (`ls`)") !=
+          std::string::npos);
 }
 
 TEST_CASE("success binds named values through the joined rows, guarded by token and id",
@@ -175,7 +180,8 @@ TEST_CASE("expired leases and retries are claimed through the lease index, oldes
           "SET `t`.`rp_token` = CONCAT(?, `t`.`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`t`.`id`)), "
           "8, '0')),\n"
           "    `t`.`rp_lease_until` = ?");
-    CHECK(sql.migrate().at(1).find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
+    CHECK(sql.add_lease_index(rowpump::Dialect::mariadb())
+              .find("ADD INDEX IF NOT EXISTS `rp_lease_idx` (`rp_lease_until`)") !=
           std::string::npos);
 }
 

@@ -60,9 +60,14 @@ bool Membership::join(bool survive_outages) {
 
 bool Membership::wait_for_queue(Session& s, Clock::time_point deadline, bool stoppable) {
     for (;;) {
-        auto replies = s.pipeline(
-            {{"EXISTS", keys_.queue.meta}, {"HGET", keys_.queue.meta, protocol::kMetaValues}});
+        auto replies = s.pipeline({{"EXISTS", keys_.queue.meta},
+                                   {"HGET", keys_.queue.meta, protocol::kMetaValues},
+                                   {"HGET", keys_.queue.meta, protocol::kMetaProtocol}});
         if (replies[0].integer() == 1) {
+            // Before anything is taken: a dispatcher of another protocol version may read
+            // our reports differently (README.md, "Protocol version").
+            const auto mismatch = protocol::protocol_mismatch(replies[2].optional_string());
+            if (!mismatch.empty()) throw Error("queue '" + options_.queue + "': " + mismatch);
             declared_.update(replies[1].optional_string().value_or(""));
             return true;
         }

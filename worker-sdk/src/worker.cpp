@@ -13,6 +13,7 @@
 #include "outcome_check.hpp"
 #include "reporter.hpp"
 #include "rowpump/common/protocol/messages.hpp"
+#include "rowpump/common/protocol/protocol_version.hpp"
 #include "serve_loop.hpp"
 #include "session_pool.hpp"
 #include "worker_keys.hpp"
@@ -76,6 +77,14 @@ void Worker::Impl::serve_on_threads(const Handler& handler) {
     for (auto& t : threads) t.join();
     membership.leave();
     if (error) std::rethrow_exception(error);
+}
+
+const char* version() noexcept {
+    return ROWPUMP_VERSION;
+}
+
+int protocol_version() noexcept {
+    return protocol::kProtocolVersion;
 }
 
 Worker::Worker(WorkerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}

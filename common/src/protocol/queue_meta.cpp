@@ -29,9 +29,10 @@ std::vector<std::string> split_names(std::string_view csv) {
 }  // namespace
 
 std::vector<std::string> meta_fields(const QueueMeta& meta) {
-    return {kMetaValues, joined(meta.values),
-            kMetaLease,  meta.lease ? format_duration(*meta.lease) : "",
-            kMetaTable,  meta.table};
+    return {kMetaValues,   joined(meta.values),
+            kMetaLease,    meta.lease ? format_duration(*meta.lease) : "",
+            kMetaTable,    meta.table,
+            kMetaProtocol, std::to_string(kProtocolVersion)};
 }
 
 QueueMeta parse_meta(const std::vector<std::string>& fields) {

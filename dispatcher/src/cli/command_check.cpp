@@ -19,6 +19,7 @@
 #include "rowpump/dispatcher/loop/claim_path.hpp"
 #include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/server_dialect.hpp"
 #include "rowpump/dispatcher/mysql/statement_check.hpp"
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
@@ -97,9 +98,10 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
                   int& warnings) {
     try {
         auto conn = connect_mysql(config.mysql);
+        const auto dialect = server_dialect(*conn);
         out << "mysql " << config.mysql.host << ":" << config.mysql.port << "/"
-            << config.mysql.database << ": ok; " << encryption_line(*conn, config.mysql.tls)
-            << "\n";
+            << config.mysql.database << ": ok (" << dialect.name() << "); "
+            << encryption_line(*conn, config.mysql.tls) << "\n";
         for (const auto& queue : config.queues) {
             const QueueSql sql(queue);
             if (auto problem = check_table(*conn, config, queue); !problem.empty()) {

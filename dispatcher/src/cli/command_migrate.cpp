@@ -24,7 +24,8 @@ int apply_plans(sql::Connection& conn, const Config& config,
             if (!step.needed) continue;
             out << "-- queue " << plan.queue << ": " << step.what << "\n";
             out.flush();
-            switch (run_ddl(conn, config.mysql, step.statement, lock_wait, out, err)) {
+            switch (
+                run_ddl(conn, config.mysql, *plan.dialect, step.statement, lock_wait, out, err)) {
                 case DdlOutcome::done:
                     break;
                 case DdlOutcome::cancelled:

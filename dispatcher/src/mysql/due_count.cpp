@@ -12,11 +12,11 @@
 
 namespace rowpump {
 
-protocol::QueueGauges count_due(sql::Connection& mysql, const QueueConfig& queue,
-                                const DueCountConfig& limits) {
+protocol::QueueGauges count_due(sql::Connection& mysql, const Dialect& dialect,
+                                const QueueConfig& queue, const DueCountConfig& limits) {
     std::unique_ptr<sql::Statement> stmt(mysql.createStatement());
     std::unique_ptr<sql::ResultSet> rs(
-        stmt->executeQuery(QueueSql(queue).count_due(limits.cap, limits.timeout)));
+        stmt->executeQuery(QueueSql(queue).count_due(limits.cap, limits.timeout, dialect)));
     protocol::QueueGauges g;
     g.at_ms = protocol::unix_ms();
     if (!rs->next()) return g;
@@ -32,7 +32,9 @@ protocol::QueueGauges count_due_everywhere(MysqlServers& servers, const Config& 
                                            const QueueConfig& queue) {
     protocol::QueueGauges sum;
     for (const auto& source : queue_sources(config, queue)) {
-        const auto g = count_due(servers.at(source.config.mysql), source.queue, config.due_count);
+        const auto& server = source.config.mysql;
+        const auto g =
+            count_due(servers.at(server), servers.dialect(server), source.queue, config.due_count);
         sum.at_ms = g.at_ms;
         sum.due += g.due;
         sum.due_capped = sum.due_capped || g.due_capped;

@@ -7,6 +7,7 @@
 
 #include "rowpump/common/protocol/queue_gauges.hpp"
 #include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/sql/dialect.hpp"
 
 namespace sql {
 class Connection;
@@ -16,9 +17,10 @@ namespace rowpump {
 
 class MysqlServers;
 
-// Counts now; throws sql::SQLException (error 1969 when the statement ran out of time).
-protocol::QueueGauges count_due(sql::Connection& mysql, const QueueConfig& queue,
-                                const DueCountConfig& limits);
+// Counts now; throws sql::SQLException (Dialect::statement_timeout_error() when the statement
+// ran out of time).
+protocol::QueueGauges count_due(sql::Connection& mysql, const Dialect& dialect,
+                                const QueueConfig& queue, const DueCountConfig& limits);
 
 // The count over every source of `queue` (queue_sources: each shard, or the queue itself):
 // the due rows add up, the count is capped when any shard's was, and the oldest due age is the

@@ -37,23 +37,28 @@ std::string seconds(std::chrono::steady_clock::duration d) {
     return text;
 }
 
-// "waiting for table metadata lock", "altering table, stage 1 of 2, 42.0%": from
-// PROCESSLIST, which MariaDB fills for ALTER TABLE.
-std::string server_progress(sql::Connection& monitor, std::int64_t id) {
-    std::unique_ptr<sql::PreparedStatement> stmt(
-        monitor.prepareStatement("SELECT COALESCE(STATE, ''), STAGE, MAX_STAGE, PROGRESS FROM "
-                                 "information_schema.PROCESSLIST WHERE ID = ?"));
-    stmt->setInt64(1, id);
-    std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
-    if (!rs->next()) return "";
-    std::string text = rs->getString(1);
-    if (rs->getInt(3) > 0 && rs->getDouble(4) > 0) {
-        char stage[96];
-        std::snprintf(stage, sizeof stage, ", stage %d of %d, %.1f%%", rs->getInt(2), rs->getInt(3),
-                      static_cast<double>(rs->getDouble(4)));
-        text += stage;
+// "Waiting for table metadata lock", "altering table, stage 1 of 2, 42.0%": what the server
+// reports for the statement (Dialect::ddl_progress). Only words for the operator: a server
+// that does not let us read them (MySQL's performance_schema) leaves the elapsed time alone.
+std::string server_progress(sql::Connection& monitor, const Dialect& dialect, std::int64_t id) {
+    try {
+        std::unique_ptr<sql::PreparedStatement> stmt(
+            monitor.prepareStatement(dialect.ddl_progress()));
+        stmt->setInt64(1, id);
+        std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
+        if (!rs->next()) return "";
+        std::string text = rs->getString(1);
+        if (!rs->isNull(3) && rs->getDouble(3) > 0) {
+            char percent[32];
+            std::snprintf(percent, sizeof percent, ", %.1f%%",
+                          static_cast<double>(rs->getDouble(3)));
+            text += ", " + std::string(rs->getString(2)) + percent;
+        }
+        return text;
+    } catch (const sql::SQLException& e) {
+        if (is_connection_error(e)) throw;
+        return "(progress not readable: " + describe(e) + ")";
     }
-    return text;
 }
 
 // One line per session that may hold the table: "connection 42 (app@host): ... (KILL 42)".
@@ -170,8 +175,9 @@ void report(DdlOutcome outcome, const DdlThread& ddl, const std::string& elapsed
 
 }  // namespace
 
-DdlOutcome run_ddl(sql::Connection& conn, const MysqlConfig& mysql, const std::string& statement,
-                   Millis lock_wait, std::ostream& out, std::ostream& err) {
+DdlOutcome run_ddl(sql::Connection& conn, const MysqlConfig& mysql, const Dialect& dialect,
+                   const std::string& statement, Millis lock_wait, std::ostream& out,
+                   std::ostream& err) {
     const auto wait_seconds = std::max<std::int64_t>(1, (lock_wait.count() + 999) / 1000);
     std::unique_ptr<sql::Statement>(conn.createStatement())
         ->execute("SET SESSION lock_wait_timeout = " + std::to_string(wait_seconds));
@@ -199,7 +205,8 @@ DdlOutcome run_ddl(sql::Connection& conn, const MysqlConfig& mysql, const std::s
         }
         const auto now = std::chrono::steady_clock::now();
         if (now >= next_report && !ddl.done()) {
-            err << "-- " << seconds(now - started) << ": " << server_progress(*monitor, id) << "\n";
+            err << "-- " << seconds(now - started) << ": " << server_progress(*monitor, dialect, id)
+                << "\n";
             next_report += std::chrono::seconds(1);
         }
     }

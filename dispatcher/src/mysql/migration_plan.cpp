@@ -2,12 +2,14 @@
 #include <cppconn/resultset.h>
 #include <mysql_connection.h>
 
+#include <algorithm>
 #include <memory>
 #include <ostream>
 #include <set>
 
 #include "rowpump/dispatcher/mysql/migration.hpp"
 #include "rowpump/dispatcher/mysql/mysql_connect.hpp"
+#include "rowpump/dispatcher/mysql/server_dialect.hpp"
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
@@ -59,8 +61,11 @@ std::string comment(const std::string& text) {
     return out + line + "\n";
 }
 
+// The table's size, and which of `columns` and the lease index it already has: those are
+// taken out of the plan (MySQL has no IF NOT EXISTS for them).
 void look_at_table(sql::Connection& conn, const Config& config, const QueueConfig& queue,
-                   MigrationPlan& plan) {
+                   MigrationPlan& plan, std::vector<ColumnDefinition>& columns,
+                   bool& index_needed) {
     const auto& db = config.mysql.database;
     auto rs = query(conn,
                     "SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES "
@@ -71,45 +76,54 @@ void look_at_table(sql::Connection& conn, const Config& config, const QueueConfi
         plan.data_bytes = rs->getInt64(2);
         plan.index_bytes = rs->getInt64(3);
     }
-    const auto columns = names(conn,
+    const auto present = names(conn,
                                "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE "
                                "TABLE_SCHEMA = ? AND TABLE_NAME = ?",
                                db, queue.table);
-    const auto& c = queue.columns;
-    plan.steps[0].needed = false;
-    for (const auto& name : {c.token, c.lease, c.attempts, c.error, c.dead}) {
-        if (columns.count(name) == 0) plan.steps[0].needed = true;
-    }
+    columns.erase(std::remove_if(columns.begin(), columns.end(),
+                                 [&](const auto& c) { return present.count(c.name) > 0; }),
+                  columns.end());
     const auto indexes = names(conn,
                                "SELECT INDEX_NAME FROM information_schema.STATISTICS WHERE "
                                "TABLE_SCHEMA = ? AND TABLE_NAME = ?",
                                db, queue.table);
-    plan.steps[1].needed = indexes.count(c.lease_index) == 0;
+    index_needed = indexes.count(queue.columns.lease_index) == 0;
 }
 
 }  // namespace
 
 MigrationPlan plan_migration(sql::Connection* conn, const Config& config,
                              const QueueConfig& queue) {
-    const auto statements = QueueSql(queue).migrate();
+    const QueueSql sql(queue);
     MigrationPlan plan;
     plan.queue = queue.name;
     plan.table = queue.table;
+    plan.dialect = conn != nullptr ? server_dialect(*conn) : Dialect::mariadb();
+    auto columns = sql.bookkeeping_columns();
+    bool index_needed = true;
+    if (conn != nullptr) look_at_table(*conn, config, queue, plan, columns, index_needed);
+    const auto& dialect = *plan.dialect;
     plan.steps.push_back(
-        {"add the bookkeeping columns", statements.at(0),
-         "ALGORITHM=INSTANT: changes the table's metadata only, no copy and no rebuild, "
-         "whatever its size. It needs the table's metadata lock for a moment: it waits "
-         "(at most --lock-wait) for transactions that have used the table to end, and "
-         "new statements on the table queue behind it meanwhile.",
-         true});
+        {"add the bookkeeping columns",
+         columns.empty() ? std::string() : dialect.add_columns(queue.table, columns),
+         dialect.columns_algorithm() +
+             ": changes the table's metadata only, no copy and no rebuild, "
+             "whatever its size. It needs the table's metadata lock for a moment: it waits "
+             "(at most --lock-wait) for transactions that have used the table to end, and "
+             "new statements on the table queue behind it meanwhile.",
+         !columns.empty()});
     plan.steps.push_back(
-        {"add the lease index", statements.at(1),
-         "ALGORITHM=NOCOPY, LOCK=NONE: builds the index in place, reading every row, "
-         "while reads and writes go on (changes made meanwhile are logged and applied at "
-         "the end). It takes the metadata lock briefly at the start and at the end, with "
-         "the same wait as above.",
-         true});
-    if (conn != nullptr) look_at_table(*conn, config, queue, plan);
+        {"add the lease index", sql.add_lease_index(dialect),
+         dialect.index_algorithm() +
+             ": builds the index in place, reading every row, "
+             "while reads and writes go on (changes made meanwhile are logged and applied at "
+             "the end). It takes the metadata lock briefly at the start and at the end, with "
+             "the same wait as above.",
+         index_needed});
+    if (conn == nullptr)
+        plan.server = "unknown (MySQL was not reached): MariaDB's statements";
+    else
+        plan.server = dialect.name();
     return plan;
 }
 
@@ -122,6 +136,7 @@ void print_plan(const MigrationPlan& plan, std::ostream& out) {
         out << " (size unknown: MySQL was not reached)";
     }
     out << "\n";
+    out << "-- server: " << plan.server << "\n";
     int number = 0;
     for (const auto& step : plan.steps) {
         out << "-- " << ++number << ". " << step.what;

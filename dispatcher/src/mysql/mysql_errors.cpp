@@ -58,6 +58,8 @@ bool is_data_error(const sql::SQLException& e) {
 }
 
 std::string describe(const sql::SQLException& e) {
+    if (e.getErrorCode() == kUnsupportedServerError)
+        return "unsupported server: " + std::string(e.what());
     return "MySQL error " + std::to_string(e.getErrorCode()) + " (" + e.getSQLState() +
            "): " + e.what();
 }

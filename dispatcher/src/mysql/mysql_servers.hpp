@@ -5,10 +5,10 @@
 // the rows.
 
 #include <memory>
-#include <utility>
 #include <vector>
 
 #include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/sql/dialect.hpp"
 
 namespace sql {
 class Connection;
@@ -23,13 +23,23 @@ public:
     MysqlServers(const MysqlServers&) = delete;
     MysqlServers& operator=(const MysqlServers&) = delete;
 
-    // The connection to `server`, connecting when there is none. Throws sql::SQLException.
+    // The connection to `server`, connecting when there is none (and asking the server's
+    // dialect then: an unsupported server is refused there). Throws sql::SQLException.
     sql::Connection& at(const MysqlConfig& server);
+    // The dialect of `server`, connecting as at() does.
+    const Dialect& dialect(const MysqlConfig& server);
     // Drops every connection (after a connection error), so the next use reconnects.
     void reset() noexcept;
 
 private:
-    std::vector<std::pair<MysqlConfig, std::unique_ptr<sql::Connection>>> open_;
+    struct Open {
+        MysqlConfig server;
+        std::unique_ptr<sql::Connection> conn;
+        Dialect dialect;
+    };
+    Open& open(const MysqlConfig& server);
+
+    std::vector<Open> open_;
 };
 
 }  // namespace rowpump

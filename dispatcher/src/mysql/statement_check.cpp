@@ -9,6 +9,7 @@
 
 #include "rowpump/dispatcher/mysql/mysql_connect.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/server_dialect.hpp"
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
@@ -23,7 +24,7 @@ struct Statement {
 
 // Grouped by the key they are blamed on, the one whose text is in them first: a due that
 // MySQL refuses makes every claim fail, and naming it once is enough.
-std::vector<Statement> statements_of(const QueueConfig& queue) {
+std::vector<Statement> statements_of(const QueueConfig& queue, const Dialect& dialect) {
     const QueueSql sql(queue);
     const std::string table = quote_identifier(queue.table);
     std::vector<Statement> out{
@@ -37,7 +38,7 @@ std::vector<Statement> statements_of(const QueueConfig& queue) {
     const DueCountConfig due_count;
     for (const auto& claim :
          {sql.claim_plan(), sql.claim(), sql.claim_expired(), sql.claim_from(), sql.passed_over(),
-          sql.read_back(), sql.expiring(), sql.count_due(due_count.cap, due_count.timeout),
+          sql.read_back(), sql.expiring(), sql.count_due(due_count.cap, due_count.timeout, dialect),
           sql.scan(), sql.scan_from(), sql.lock_scanned(1), sql.scan_retried()}) {
         if (!claim.empty()) out.push_back({"due", "claim statement", claim});
     }
@@ -64,7 +65,7 @@ std::vector<std::string> prepare_queue_statements(sql::Connection& conn, const C
                                                   const QueueConfig& queue) {
     std::vector<std::string> problems;
     std::vector<std::string> blamed;
-    for (const auto& statement : statements_of(queue)) {
+    for (const auto& statement : statements_of(queue, server_dialect(conn))) {
         bool already = false;
         for (const auto& key : blamed) already = already || key == statement.key;
         if (already) continue;
@@ -91,6 +92,11 @@ std::vector<std::string> prepare_all_statements(const Config& config, std::strin
                 }
             }
         } catch (const sql::SQLException& e) {
+            if (e.getErrorCode() == kUnsupportedServerError) {
+                problems.push_back(server.mysql.host + ":" + std::to_string(server.mysql.port) +
+                                   ": " + describe(e));
+                continue;
+            }
             if (!unreachable.empty()) unreachable += "; ";
             unreachable +=
                 server.mysql.host + ":" + std::to_string(server.mysql.port) + ": " + describe(e);

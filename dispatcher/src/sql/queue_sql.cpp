@@ -1,7 +1,5 @@
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
-#include <cstdio>
-
 namespace rowpump {
 
 namespace {
@@ -272,14 +270,13 @@ QueueSql::Revive QueueSql::revive(std::size_t ids, const std::optional<SqlFragme
     return r;
 }
 
-std::string QueueSql::count_due(std::int64_t cap, Millis timeout) const {
+std::string QueueSql::count_due(std::int64_t cap, Millis timeout, const Dialect& dialect) const {
     const std::string since = queue_.due_since ? queue_.due_since->text : "NULL";
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.3f", static_cast<double>(timeout.count()) / 1000.0);
-    return "SET STATEMENT max_statement_time = " + std::string(seconds) +
-           " FOR\nSELECT COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(`s`), NOW(3)) FROM (SELECT " +
-           since + " AS `s` FROM " + table_ + "\nWHERE " + claimable_ + "\nLIMIT " +
-           std::to_string(cap + 1) + ") AS `due`";
+    return dialect.time_limited(
+        "SELECT COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(`s`), NOW(3)) FROM (SELECT " + since +
+            " AS `s` FROM " + table_ + "\nWHERE " + claimable_ + "\nLIMIT " +
+            std::to_string(cap + 1) + ") AS `due`",
+        timeout);
 }
 
 std::string QueueSql::discard_ids(std::size_t ids, bool apply_on_dead) const {
@@ -292,18 +289,17 @@ std::string QueueSql::discard_ids(std::size_t ids, bool apply_on_dead) const {
            " IN (" + placeholders_list(ids) + ")";
 }
 
-std::vector<std::string> QueueSql::migrate() const {
+std::vector<ColumnDefinition> QueueSql::bookkeeping_columns() const {
     const auto& c = queue_.columns;
-    return {"ALTER TABLE " + table_ + "\n  ADD COLUMN IF NOT EXISTS " + token_ +
-                " VARCHAR(80) CHARACTER SET ascii COLLATE ascii_bin NULL,\n  ADD COLUMN IF NOT "
-                "EXISTS " +
-                lease_ + " DATETIME(3) NULL,\n  ADD COLUMN IF NOT EXISTS " + attempts_ +
-                " INT UNSIGNED NOT NULL DEFAULT 0,\n  ADD COLUMN IF NOT EXISTS " + error_ +
-                " VARCHAR(1024) CHARACTER SET utf8mb4 NULL,\n  ADD COLUMN IF NOT EXISTS " + dead_ +
-                " DATETIME(3) NULL,\n  ALGORITHM=INSTANT, LOCK=NONE",
-            "ALTER TABLE " + table_ + "\n  ADD INDEX IF NOT EXISTS " +
-                quote_identifier(c.lease_index) + " (" + lease_ +
-                "),\n  ALGORITHM=NOCOPY, LOCK=NONE"};
+    return {{c.token, "VARCHAR(80) CHARACTER SET ascii COLLATE ascii_bin NULL"},
+            {c.lease, "DATETIME(3) NULL"},
+            {c.attempts, "INT UNSIGNED NOT NULL DEFAULT 0"},
+            {c.error, "VARCHAR(1024) CHARACTER SET utf8mb4 NULL"},
+            {c.dead, "DATETIME(3) NULL"}};
+}
+
+std::string QueueSql::add_lease_index(const Dialect& dialect) const {
+    return dialect.add_index(queue_.table, queue_.columns.lease_index, queue_.columns.lease);
 }
 
 }  // namespace rowpump

@@ -89,6 +89,11 @@ private:
 // A handler may also throw: an exception counts as Outcome::retry(e.what()).
 using Handler = std::function<Outcome(const Task&)>;
 
+// The SDK's version as built (project(VERSION) in CMakeLists.txt, e.g. "0.3.0"), and the
+// protocol version it speaks with a dispatcher (README.md, "Protocol version").
+const char* version() noexcept;
+int protocol_version() noexcept;
+
 class Worker {
 public:
     // Validates options (throws Error); connects lazily.
@@ -99,7 +104,8 @@ public:
 
     // Runs `handler` on options.threads threads until stop(), then drains: no new fetches,
     // tasks in hand finish and are reported. Survives Redis outages (waits and reconnects).
-    // Throws Error if the queue is unknown.
+    // Throws Error if the queue is unknown, or if its dispatcher speaks another protocol
+    // version (README.md, "Protocol version"): then nothing is taken.
     void run(const Handler& handler);
 
     // Asks run() to drain and return. Safe from any thread; only stores to an atomic flag,

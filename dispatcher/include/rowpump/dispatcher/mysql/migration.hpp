@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/sql/dialect.hpp"
 
 namespace sql {
 class Connection;
@@ -32,10 +33,15 @@ struct MigrationPlan {
     // From information_schema.TABLES; nullopt when the server was not asked (dry run offline).
     std::optional<std::int64_t> rows, data_bytes, index_bytes;
     std::vector<MigrationStep> steps;
+    // The dialect of the statements: the server's, or MariaDB's when it was not reached.
+    std::optional<Dialect> dialect;
+    std::string server;  // "MariaDB 10.11.6", for the plan's reader
 };
 
-// The plan for one queue. With a connection, looks at the table (size, which columns and
-// indexes exist); without one, every step counts as needed and the size is unknown.
+// The plan for one queue. With a connection, asks the server's dialect and looks at the table
+// (size, which columns and indexes exist: only the missing ones are added); without one, every
+// step counts as needed, in MariaDB's dialect, and the size is unknown. Throws
+// sql::SQLException (UnsupportedServer for a server rowpump does not serve).
 MigrationPlan plan_migration(sql::Connection* conn, const Config& config, const QueueConfig& queue);
 
 // SQL comments and statements, fit to paste into a mysql client.
@@ -48,7 +54,9 @@ enum class DdlOutcome { done, lock_timeout, cancelled, failed };
 // SIGTERM cancels it on the server (KILL QUERY from a second connection). On a lock wait
 // timeout it names the open transactions that may hold the table. The signals are blocked
 // while it runs and unblocked after; call it from the main thread before any other thread.
-DdlOutcome run_ddl(sql::Connection& conn, const MysqlConfig& mysql, const std::string& statement,
-                   Millis lock_wait, std::ostream& out, std::ostream& err);
+// `dialect` says where the server reports progress.
+DdlOutcome run_ddl(sql::Connection& conn, const MysqlConfig& mysql, const Dialect& dialect,
+                   const std::string& statement, Millis lock_wait, std::ostream& out,
+                   std::ostream& err);
 
 }  // namespace rowpump

@@ -33,7 +33,12 @@ void retry_lock_conflicts(const std::function<void()>& run);
 // key, check constraint): the statement is fine, one row of its data is not.
 bool is_data_error(const sql::SQLException& e);
 
-// "MySQL error 1146 (42S02): Table 'app.x' doesn't exist"
+// Not a server's code: rowpump's own refusal of a server it does not serve (server_dialect),
+// thrown as a sql::SQLException so that every caller that reports MySQL errors reports it.
+constexpr int kUnsupportedServerError = -1;
+
+// "MySQL error 1146 (42S02): Table 'app.x' doesn't exist"; for kUnsupportedServerError,
+// "unsupported server: the server is MySQL 5.7.44; rowpump needs MySQL 8.0 or later ..."
 std::string describe(const sql::SQLException& e);
 
 }  // namespace rowpump

@@ -18,12 +18,14 @@ namespace rowpump {
 
 // One line per config key whose SQL MySQL refuses, e.g. "rowpump.yaml:14:
 // queues.users.on_success: MySQL refuses the success outcome statement: MySQL error 1064
-// (42000): ...". Empty when every statement prepares. Connection errors are thrown.
+// (42000): ...". Empty when every statement prepares. Connection errors are thrown, and so
+// is a server rowpump does not serve (kUnsupportedServerError, mysql_errors.hpp).
 std::vector<std::string> prepare_queue_statements(sql::Connection& conn, const Config& config,
                                                   const QueueConfig& queue);
 
 // The same for every queue, on a connection of its own. When MySQL cannot be reached (`run`
-// waits that out), `unreachable` says why and the queues not yet checked are skipped.
+// waits that out), `unreachable` says why and the queues not yet checked are skipped. A
+// server rowpump does not serve is a problem, not unreachable.
 std::vector<std::string> prepare_all_statements(const Config& config, std::string& unreachable);
 
 }  // namespace rowpump

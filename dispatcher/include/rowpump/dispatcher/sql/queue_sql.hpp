@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rowpump/dispatcher/config/config.hpp"
+#include "rowpump/dispatcher/sql/dialect.hpp"
 
 namespace rowpump {
 
@@ -67,9 +68,9 @@ public:
     // The claimable-row query for EXPLAIN in `rowpump check`, with LIMIT `batch` inlined.
     const std::string& explain_due() const { return explain_due_; }
     // Counts rows that are due and claimable now, stopping at `cap` + 1 and after `timeout`
-    // (MariaDB's max_statement_time), and the age in microseconds of the oldest `due_since`
-    // among them (NULL without due_since). Shared by status, metrics and the dashboard.
-    std::string count_due(std::int64_t cap, Millis timeout) const;
+    // (Dialect::time_limited), and the age in microseconds of the oldest `due_since` among
+    // them (NULL without due_since). Shared by status, metrics and the dashboard.
+    std::string count_due(std::int64_t cap, Millis timeout, const Dialect& dialect) const;
     // Claimed rows whose lease ends within a window from now, oldest lease first: id, token,
     // lease end. Rows whose outcome was applied keep a settled token and are left out.
     // Params: lease end to start after (exclusive), window in microseconds, limit.
@@ -107,12 +108,11 @@ public:
     // Names bound after (token, id) in success rows.
     const std::vector<std::string>& placeholders() const { return placeholders_; }
 
-    // The ALTER TABLE statements: [0] adds the bookkeeping columns, [1] the lease index. Apart,
-    // neither makes the server rebuild the table: the columns are metadata only (INSTANT),
-    // the index is built in place while writes go on (NOCOPY, LOCK=NONE). The explicit
-    // clauses make the server refuse rather than fall back to a copy or a lock. Each is
-    // harmless to run twice.
-    std::vector<std::string> migrate() const;
+    // What `rowpump migrate` adds, each as its own ALTER TABLE (Dialect::add_columns,
+    // add_index) so that neither makes the server rebuild the table: the bookkeeping columns
+    // (metadata only), then the lease index (built in place while writes go on).
+    std::vector<ColumnDefinition> bookkeeping_columns() const;
+    std::string add_lease_index(const Dialect& dialect) const;
 
     // CLI: dead rows (id, attempts, error, dead_at), newest first. Params: limit.
     const std::string& list_dead() const { return list_dead_; }

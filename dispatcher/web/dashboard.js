@@ -50,7 +50,7 @@ function addQueue(name) {
   $(el, ".retry-all").addEventListener("click", () => {
     if (confirm(`Make every dead row of ${name} due again?`)) act(name, "retry", { all: true });
   });
-  $(el, "tbody").addEventListener("click", (event) => {
+  $(el, ".dead-rows tbody").addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button) return;
     const { id, shard } = button.closest("tr").dataset;
@@ -109,8 +109,35 @@ function draw(canvas, series) {
   }
 }
 
+// The workers view: what each worker's heartbeat says (text only: never markup).
+function workerRows(el, data) {
+  const section = $(el, ".worker-rows");
+  const list = data.worker_list || [];
+  $(section, "tbody").replaceChildren(
+    ...list.map((w) => {
+      const tr = document.createElement("tr");
+      tr.dataset.id = w.id;
+      tr.classList.toggle("gone", !w.alive);
+      const beat = !w.alive ? "gone" : w.heartbeat_age_seconds === null ? "alive" : age(w.heartbeat_age_seconds) + " ago";
+      for (const [cls, text] of [["id", w.id], ["host", w.host || "–"], ["lang", w.lang || "–"], ["version", w.version || "–"],
+                                 ["in_hand", fmt(w.in_hand)], ["done", fmt(w.done)], ["heartbeat", beat]]) {
+        const td = document.createElement("td");
+        td.className = cls;
+        td.textContent = text;
+        tr.appendChild(td);
+      }
+      return tr;
+    })
+  );
+  $(section, ".none").hidden = list.length > 0;
+  $(section, "table").hidden = list.length === 0;
+  const more = data.workers - list.length;
+  $(section, ".more").hidden = more <= 0;
+  $(section, ".more").textContent = `… and ${fmt(more)} more`;
+}
+
 function deadRows(el, dead) {
-  const body = $(el, "tbody");
+  const body = $(el, ".dead-rows tbody");
   body.replaceChildren(
     ...dead.map((row) => {
       const tr = document.createElement("tr");
@@ -135,8 +162,8 @@ function deadRows(el, dead) {
       return tr;
     })
   );
-  $(el, ".none").hidden = dead.length > 0;
-  $(el, "table").hidden = dead.length === 0;
+  $(el, ".dead-rows .none").hidden = dead.length > 0;
+  $(el, ".dead-rows table").hidden = dead.length === 0;
 }
 
 function render(state) {
@@ -153,6 +180,7 @@ function render(state) {
     set("ready", fmt(data.ready));
     set("in_flight", fmt(data.in_flight));
     set("workers", fmt(data.workers));
+    set("live_workers", fmt(data.live_workers));
     set("dispatched_rate", fmt(last(dispatched)));
     set("done_rate", fmt(last(done)));
     set("latency", age(data.oldest_due_age_seconds));
@@ -177,6 +205,7 @@ function render(state) {
       { color: cssVar("--c0"), points: q.history.map((p) => [p[0], p[4]]) },
       { color: cssVar("--c1"), points: q.history.map((p) => [p[0], p[5]]) },
     ]);
+    workerRows(el, data);
     deadRows(el, data.dead);
     for (const p of data.history) since = Math.max(since, p[0]);
   }

@@ -4,7 +4,7 @@
 // Redis. Exits non-zero with a message on any failure.
 //
 //   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --queue users \
-//       --dead-id 2 [--screenshot out.png] [--pause]
+//       --dead-id 2 [--worker ID:HOST:LANG:VERSION:DONE] [--screenshot out.png] [--pause]
 import { chromium } from "playwright-core";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +17,7 @@ const { values: args } = parseArgs({
     token: { type: "string" },
     queue: { type: "string", default: "users" },
     "dead-id": { type: "string" },
+    worker: { type: "string" },
     screenshot: { type: "string" },
     pause: { type: "boolean", default: false },
     chromium: { type: "string", default: "/usr/bin/chromium" },
@@ -49,6 +50,19 @@ try {
   const first = await queue.locator(".dispatched_rate").textContent();
   step(`done/s > 0; dispatched/s ${first}`);
 
+  if (args.worker) {
+    // The Workers table shows what the worker's heartbeat says, as text.
+    const [id, host, lang, version, done] = args.worker.split(":");
+    const row = queue.locator(`.worker-rows tbody tr[data-id="${id}"]`);
+    await row.waitFor();
+    const cells = await row.locator("td").allTextContents();
+    const want = [id, host, lang, version, "0", done];
+    if (JSON.stringify(cells.slice(0, 6)) !== JSON.stringify(want)) {
+      throw new Error(`worker row ${JSON.stringify(cells)}, expected ${JSON.stringify(want)} first`);
+    }
+    if (!/ ago$/.test(cells[6])) throw new Error(`last heartbeat '${cells[6]}'`);
+    step(`the Workers table shows ${cells.join(" | ")}`);
+  }
   if (args["dead-id"]) {
     await page.fill("#token", args.token);
     const row = queue.locator(`tbody tr[data-id="${args["dead-id"]}"]`);

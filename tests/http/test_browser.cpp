@@ -33,12 +33,21 @@ TEST_CASE("the dashboard in Chromium shows live numbers, retries a dead row and 
     options.report_ok = true;
     options.ok_values = {{"status", "1"}};
     Consumer worker(options);
+    // A worker as the SDKs list themselves, its host name carrying markup that must show as
+    // text.
+    const std::string worker_id = "w-browser";
+    sys.redis.command({"SET", sys.keys().heartbeat(worker_id),
+                       "host=%3Cb%3Eh1%3C%2Fb%3E;lang=cpp;version=0.1.0;done=1234;ttl=600000", "PX",
+                       "600000"});
+    sys.redis.command({"SADD", sys.keys().workers, worker_id});
 
     const auto shot = sys.bed.dir.file("dashboard.png");
-    auto r = run_program({"node", dir + "/dashboard.mjs", "--url",
-                          "http://127.0.0.1:" + std::to_string(sys.port) + "/", "--token",
-                          HttpSystem::kToken, "--dead-id", "2", "--screenshot", shot, "--pause"},
-                         90s);
+    auto r =
+        run_program({"node", dir + "/dashboard.mjs", "--url",
+                     "http://127.0.0.1:" + std::to_string(sys.port) + "/", "--token",
+                     HttpSystem::kToken, "--dead-id", "2", "--worker",
+                     worker_id + ":<b>h1</b>:cpp:0.1.0:1,234", "--screenshot", shot, "--pause"},
+                    90s);
     INFO(r.describe());
     REQUIRE(r.status.success());
     CHECK(std::filesystem::file_size(shot) > 10000);

@@ -48,7 +48,9 @@ TEST_CASE("/metrics counts what happened, in valid Prometheus text", "[http][met
     auto tasks = pop_ready(sys.redis, "users", 97);
     REQUIRE(tasks.size() == 97);
     std::vector<std::string> done;
-    for (std::size_t i = 0; i < 92; ++i) done.push_back(tasks[i] + " ok status=1");
+    // Handlers that say they ran 250 ms (ms=), and one older worker that does not say.
+    for (std::size_t i = 0; i < 91; ++i) done.push_back(tasks[i] + " ok status=1 ms=250");
+    done.push_back(tasks[91] + " ok status=1");
     done.push_back(tasks[92] + " retry delay=1h");
     done.push_back(tasks[93] + " retry delay=1h");
     done.push_back(tasks[94] + " fail reason=gone");
@@ -77,6 +79,15 @@ TEST_CASE("/metrics counts what happened, in valid Prometheus text", "[http][met
     CHECK(sample(m, "rowpump_claim_duration_seconds_bucket{queue=\"users\",le=\"+Inf\"}") ==
           sample(m, users("rowpump_claims_total")));
     CHECK(sample(m, users("rowpump_outcome_batch_duration_seconds_count")) >= 1);
+    CHECK(sample(m, users("rowpump_handler_seconds_count")) == 91);
+    CHECK(sample(m, users("rowpump_handler_seconds_sum")) == Approx(91 * 0.25));
+    CHECK(sample(m, "rowpump_handler_seconds_bucket{queue=\"users\",le=\"0.1\"}") == 0);
+    CHECK(sample(m, "rowpump_handler_seconds_bucket{queue=\"users\",le=\"0.25\"}") == 91);
+    // Each of the 100 rows had been due (due_since) for over an hour when it was pushed.
+    CHECK(sample(m, users("rowpump_due_to_start_seconds_count")) == 100);
+    CHECK(sample(m, "rowpump_due_to_start_seconds_bucket{queue=\"users\",le=\"900\"}") == 0);
+    CHECK(sample(m, users("rowpump_due_to_start_seconds_sum")) >= 100 * 3600.0);
+    CHECK(sample(m, users("rowpump_live_workers")) == 1);
     CHECK(sample(m, "rowpump_connected{queue=\"users\",server=\"mysql\"}") == 1);
     CHECK(sample(m, "rowpump_connected{queue=\"users\",server=\"redis\"}") == 1);
     CHECK(sample(m, "rowpump_errors_total{queue=\"users\",kind=\"mysql\"}") == 0);

@@ -486,6 +486,10 @@ TEST_CASE("SQL fragments are checked", "[config]") {
                        "queues.q.due", "is empty");
     CHECK_CONFIG_ERROR(with_queue_lines("    on_dead: \"status = :status\"\n"), 7,
                        "queues.q.on_dead", "must not contain placeholders, found ':status'");
+    CHECK_CONFIG_ERROR(with_queue_lines("    on_success: \"took = :ms\"\n"), 7,
+                       "queues.q.on_success",
+                       "placeholder ':ms' is reserved: done messages carry the handler's "
+                       "duration in ms=");
     CHECK_CONFIG_ERROR(with_queue_lines("    on_success: \"status = 1 # done\"\n"), 7,
                        "queues.q.on_success",
                        "contains the comment marker '#' outside a string literal (a comment "

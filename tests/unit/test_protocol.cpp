@@ -351,3 +351,54 @@ TEST_CASE("clipping keeps UTF-8 whole and marks the cut", "[protocol]") {
     CHECK(clip_utf8("012345\xC3\xA9xyz", 10) == "012345...");
     CHECK(clip_reason(std::string(2000, 'x')).size() == kMaxReasonBytes);
 }
+
+TEST_CASE("done messages carry the handler's milliseconds apart from the values", "[protocol]") {
+    auto ok = parsed_done(kReady + " ok status=2 ms=1500");
+    CHECK(ok.values == Values{{"status", "2"}});
+    REQUIRE(ok.handler_ms);
+    CHECK(ok.handler_ms->count() == 1500);
+    CHECK(value_problem(ok, {"status"}).empty());
+    CHECK(parsed_done(kReady + " retry reason=x ms=0").handler_ms == Millis(0));
+    CHECK(parsed_done(kReady + " fail ms=7").handler_ms == Millis(7));
+    // Old workers leave it out.
+    CHECK_FALSE(parsed_done(kReady + " ok status=2").handler_ms);
+    CHECK(done_error(kReady + " ok ms=-1") == "invalid handler milliseconds '-1' for 'ms'");
+    CHECK(done_error(kReady + " ok ms=1.5") == "invalid handler milliseconds '1.5' for 'ms'");
+    CHECK(done_error(kReady + " ok ms=") == "invalid handler milliseconds '' for 'ms'");
+    CHECK(done_error(kReady + " ok ms=99999999999999") ==
+          "invalid handler milliseconds '99999999999999' for 'ms'");
+    CHECK(done_error(kReady + " ok ms=1 ms=2") == "field 'ms' given twice");
+    CHECK(done_error(kReady + " extend lease=1s ms=5") == "unknown field 'ms' for extend");
+
+    Done done = ok;
+    CHECK(format_done(done) == kReady + " ok status=2 ms=1500");
+    done.handler_ms.reset();
+    CHECK(format_done(done) == kReady + " ok status=2");
+}
+
+TEST_CASE("a heartbeat's worker info is display text, bounded and escaped", "[protocol]") {
+    WorkerInfo info{"web-1", "cpp", "0.1.0", 123, 10000};
+    const auto text = format_worker_info(info);
+    CHECK(text == "host=web-1;lang=cpp;version=0.1.0;done=123;ttl=10000");
+    auto back = parse_worker_info(text);
+    CHECK(back.host == "web-1");
+    CHECK(back.lang == "cpp");
+    CHECK(back.version == "0.1.0");
+    CHECK(back.done == 123);
+    CHECK(back.ttl_ms == 10000);
+
+    // An older worker's value ("1", its id): nothing known.
+    auto old = parse_worker_info("1");
+    CHECK(old.host.empty());
+    CHECK_FALSE(old.done);
+    // Control bytes and invalid UTF-8 are escaped; separators inside values are encoded.
+    auto odd = parse_worker_info("host=a%0Ab%1B%FF;lang=x%3By;done=-3;ttl=abc;junk;=;host2=z");
+    CHECK(odd.host == "a\\nb\\x1B\\xFF");
+    CHECK(odd.lang == "x;y");
+    CHECK_FALSE(odd.done);
+    CHECK_FALSE(odd.ttl_ms);
+    // Long text is cut; a long value is read only so far.
+    auto long_host = parse_worker_info("host=" + std::string(1000, 'h'));
+    CHECK(long_host.host.size() <= kMaxWorkerInfoText + 20);
+    CHECK(parse_worker_info(std::string(600, 'x') + ";lang=cpp").lang.empty());
+}

@@ -52,7 +52,8 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
           "ORDER BY `created_at` DESC\n"
           "LIMIT ?");
     CHECK(sql.read_back() ==
-          "SELECT `job_id`, `rp_token`, `created_at` FROM `jobs` WHERE `rp_lease_until` = ? AND "
+          "SELECT `job_id`, `rp_token`, NULL, `created_at` FROM `jobs` WHERE `rp_lease_until` = ? "
+          "AND "
           "`rp_token` >= ? AND `rp_token` < ?\n"
           "ORDER BY `created_at` DESC");
     CHECK(sql.claim_plan() ==
@@ -282,4 +283,14 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
     CHECK(sql.success_by_id_values() == std::vector<std::string>{"state", "state", "note"});
     rowpump::QueueSql mysql(load("    table: jobs\n    id: job_id\n    due: \"1\"\n").queues.at(0));
     CHECK(mysql.success_by_id(2).empty());
+}
+
+TEST_CASE("the claim's read-back says how long each row has been due, given due_since",
+          "[queue_sql]") {
+    auto config = load(
+        "    table: jobs\n    id: job_id\n    due: \"run_at <= NOW()\"\n    due_since: run_at\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    CHECK(sql.read_back() ==
+          "SELECT `job_id`, `rp_token`, TIMESTAMPDIFF(MICROSECOND, run_at, NOW(3)) FROM `jobs` "
+          "WHERE `rp_lease_until` = ? AND `rp_token` >= ? AND `rp_token` < ?");
 }

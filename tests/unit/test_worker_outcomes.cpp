@@ -59,12 +59,15 @@ TEST_CASE("run() reports an outcome it cannot send as a retry naming the problem
     const auto task = task_42();
     DeclaredValues declared("q");
     declared.update("status");
-    CHECK(checked_done_message(task, Outcome::success({{"status", "1"}}), declared) ==
-          task.message + " ok status=1");
-    auto undeclared = checked_done_message(task, Outcome::success({{"other", "1"}}), declared);
+    const auto took = std::chrono::microseconds(1500);
+    CHECK(checked_done_message(task, Outcome::success({{"status", "1"}}), declared, took) ==
+          task.message + " ok status=1 ms=1");
+    auto undeclared =
+        checked_done_message(task, Outcome::success({{"other", "1"}}), declared, took);
     CHECK(undeclared.rfind(task.message + " retry reason=queue%20%27q%27%3A%20undeclared", 0) == 0);
+    CHECK(undeclared.find(" ms=1") != std::string::npos);
     auto too_long = checked_done_message(
-        task, Outcome::success({{"status", std::string(70000, 's')}}), declared);
+        task, Outcome::success({{"status", std::string(70000, 's')}}), declared, took);
     CHECK(too_long.rfind(task.message + " retry reason=the%20outcome%20of%20task", 0) == 0);
 }
 

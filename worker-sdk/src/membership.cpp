@@ -7,6 +7,7 @@
 
 #include "rowpump/common/protocol/queue_meta.hpp"
 #include "rowpump/common/protocol/scripts.hpp"
+#include "rowpump/common/protocol/worker_info.hpp"
 #include "rowpump/common/redis/redis_route.hpp"
 
 namespace rowpump::details {
@@ -18,8 +19,14 @@ constexpr milliseconds kQueuePoll{200};
 }  // namespace
 
 Membership::Membership(const WorkerOptions& options, const WorkerKeys& keys,
-                       DeclaredValues& declared, WorkerLog& log, const std::atomic<bool>& stop)
-    : options_(options), keys_(keys), declared_(declared), log_(log), stop_(stop) {}
+                       DeclaredValues& declared, const Reporter& reporter, WorkerLog& log,
+                       const std::atomic<bool>& stop)
+    : options_(options),
+      keys_(keys),
+      declared_(declared),
+      reporter_(reporter),
+      log_(log),
+      stop_(stop) {}
 
 bool Membership::join(bool survive_outages) {
     if (joined_.load(std::memory_order_acquire)) return true;
@@ -91,10 +98,13 @@ void Membership::beat(Session& s) {
     const bool replicated = !options_.redis.sentinels.empty() || !options_.redis.cluster.empty();
     if (replicated && !beat_on_.empty() && node != beat_on_) give_back(s);
     // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
-    auto replies = s.pipeline({{"SET", keys_.heartbeat, options_.worker_id, "PX",
-                                std::to_string(options_.heartbeat_ttl.count())},
-                               {"SADD", keys_.queue.workers, options_.worker_id},
-                               {"HGET", keys_.queue.meta, protocol::kMetaValues}});
+    static const std::string host = protocol::host_name();
+    const auto info = protocol::format_worker_info(
+        {host, "cpp", ROWPUMP_VERSION, reporter_.done(), options_.heartbeat_ttl.count()});
+    auto replies = s.pipeline(
+        {{"SET", keys_.heartbeat, info, "PX", std::to_string(options_.heartbeat_ttl.count())},
+         {"SADD", keys_.queue.workers, options_.worker_id},
+         {"HGET", keys_.queue.meta, protocol::kMetaValues}});
     // The dispatcher may be restarted with another on_success: follow it.
     if (auto values = replies[2].optional_string()) declared_.update(*values);
     log_.redis_ok();

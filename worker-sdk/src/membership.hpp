@@ -10,6 +10,7 @@
 
 #include "heartbeat.hpp"
 #include "outcome_check.hpp"
+#include "reporter.hpp"
 #include "rowpump/worker.hpp"
 #include "session.hpp"
 #include "worker_keys.hpp"
@@ -20,8 +21,9 @@ namespace rowpump::details {
 class Membership {
 public:
     // Keeps references to everything it is given: they must outlive it.
+    // `reporter` gives the count of reports for the heartbeat's worker info.
     Membership(const WorkerOptions& options, const WorkerKeys& keys, DeclaredValues& declared,
-               WorkerLog& log, const std::atomic<bool>& stop);
+               const Reporter& reporter, WorkerLog& log, const std::atomic<bool>& stop);
     ~Membership() { leave(); }
     Membership(const Membership&) = delete;
     Membership& operator=(const Membership&) = delete;
@@ -43,6 +45,7 @@ private:
     const WorkerOptions& options_;
     const WorkerKeys& keys_;
     DeclaredValues& declared_;
+    const Reporter& reporter_;
     WorkerLog& log_;
     const std::atomic<bool>& stop_;
 

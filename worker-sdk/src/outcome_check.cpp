@@ -22,13 +22,15 @@ std::string DeclaredValues::problem(const Outcome& outcome) const {
     return problem.empty() ? "" : "queue '" + queue_ + "': " + problem;
 }
 
-std::string done_message(const Task& task, const Outcome& outcome) {
+std::string done_message(const Task& task, const Outcome& outcome,
+                         std::optional<milliseconds> handler_ms) {
     protocol::Done done;
     done.task = task;
     done.verb = outcome.kind();
     done.values.assign(outcome.values().begin(), outcome.values().end());
     if (outcome.kind() != Verb::success) done.reason = protocol::clip_reason(outcome.reason());
     if (outcome.delay()) done.delay = std::max(*outcome.delay(), milliseconds{0});
+    if (outcome.kind() != Verb::extend) done.handler_ms = handler_ms;
     auto text = protocol::format_done(done);
     if (text.size() > protocol::kMaxMessageBytes) {
         throw Error("the outcome of task '" + task.id + "' is " + std::to_string(text.size()) +
@@ -39,16 +41,18 @@ std::string done_message(const Task& task, const Outcome& outcome) {
 }
 
 std::string checked_done_message(const Task& task, const Outcome& outcome,
-                                 const DeclaredValues& declared) {
+                                 const DeclaredValues& declared,
+                                 std::chrono::steady_clock::duration handled) {
+    const auto handler_ms = std::chrono::duration_cast<milliseconds>(handled);
     auto problem = declared.problem(outcome);
     if (problem.empty()) {
         try {
-            return done_message(task, outcome);
+            return done_message(task, outcome, handler_ms);
         } catch (const Error& e) {
             problem = e.what();
         }
     }
-    return done_message(task, Outcome::retry(problem));
+    return done_message(task, Outcome::retry(problem), handler_ms);
 }
 
 }  // namespace rowpump::details

@@ -3,7 +3,9 @@
 // Turning a handler's Outcome into a done message: checked against the values the queue
 // declares, and encoded within the protocol's limits.
 
+#include <chrono>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,13 +31,16 @@ private:
     std::vector<std::string> names_;
 };
 
-// The done message that reports `outcome` on `task`; throws Error when it is too long.
-std::string done_message(const Task& task, const Outcome& outcome);
+// The done message that reports `outcome` on `task`, with ms=<handler_ms> when given; throws
+// Error when it is too long.
+std::string done_message(const Task& task, const Outcome& outcome,
+                         std::optional<milliseconds> handler_ms = std::nullopt);
 
 // What run() reports for a handler's outcome: its done message, or, for an outcome that
 // cannot be reported, a retry that names the problem (so the row is not lost, and once its
-// attempts run out `rowpump dead` shows why).
+// attempts run out `rowpump dead` shows why). `handled`: how long the handler ran (ms=).
 std::string checked_done_message(const Task& task, const Outcome& outcome,
-                                 const DeclaredValues& declared);
+                                 const DeclaredValues& declared,
+                                 std::chrono::steady_clock::duration handled);
 
 }  // namespace rowpump::details

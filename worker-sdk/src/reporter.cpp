@@ -42,9 +42,11 @@ Reporter::Reporter(const WorkerOptions& options, const WorkerKeys& keys, WorkerL
     : options_(options), keys_(keys), log_(log), stop_(stop) {}
 
 std::int64_t Reporter::report(Session& s, const std::vector<Report>& reports) {
-    return s
-        .eval(protocol::kCompleteScript, {keys_.processing, keys_.queue.done}, report_args(reports))
-        .integer();
+    const auto accepted = s.eval(protocol::kCompleteScript, {keys_.processing, keys_.queue.done},
+                                 report_args(reports))
+                              .integer();
+    done_.fetch_add(accepted, std::memory_order_relaxed);
+    return accepted;
 }
 
 void Reporter::append_report(Session& s, const std::vector<Report>& reports) const {
@@ -53,7 +55,9 @@ void Reporter::append_report(Session& s, const std::vector<Report>& reports) con
 }
 
 void Reporter::read_report(Session& s, const std::vector<Report>& reports) {
-    log_refused(reports, s.read_reply().integer(), false);
+    const auto accepted = s.read_reply().integer();
+    done_.fetch_add(accepted, std::memory_order_relaxed);
+    log_refused(reports, accepted, false);
 }
 
 void Reporter::log_refused(const std::vector<Report>& reports, std::int64_t accepted,

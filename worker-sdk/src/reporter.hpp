@@ -49,6 +49,9 @@ public:
     // the tasks back then anyway). `maybe_sent`: an earlier attempt may have got through.
     void report_until_done(Session& s, const std::vector<Report>& reports, bool maybe_sent);
 
+    // Reports the done list took so far, for the heartbeat's worker info.
+    std::int64_t done() const noexcept { return done_.load(std::memory_order_relaxed); }
+
 private:
     void log_refused(const std::vector<Report>& reports, std::int64_t accepted,
                      bool maybe_sent) const;
@@ -57,6 +60,7 @@ private:
     const WorkerKeys& keys_;
     WorkerLog& log_;
     const std::atomic<bool>& stop_;
+    std::atomic<std::int64_t> done_{0};
 };
 
 }  // namespace rowpump::details

@@ -65,8 +65,9 @@ void ServeLoop::handle_next() {
     hand_.pop_front();
     const auto started = Clock::now();
     auto outcome = run_handler(handler_, task);
-    handling_ += Clock::now() - started;
-    auto done = checked_done_message(task, outcome, declared_);
+    const auto handled = Clock::now() - started;
+    handling_ += handled;
+    auto done = checked_done_message(task, outcome, declared_, handled);
     reports_.push_back({std::move(task), std::move(done)});
     if (hand_.empty()) hand_ = report_and_fetch(std::exchange(reports_, {}));
 }

@@ -35,7 +35,7 @@ struct Worker::Impl {
           held(keys, log),
           fetcher(options, keys, held, log, stop_requested),
           reporter(options, keys, log, stop_requested),
-          membership(options, keys, declared, log, stop_requested) {}
+          membership(options, keys, declared, reporter, log, stop_requested) {}
 
     void serve_on_threads(const Handler& handler);
 

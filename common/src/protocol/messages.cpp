@@ -1,6 +1,7 @@
 #include "rowpump/common/protocol/messages.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 namespace rowpump::protocol {
@@ -41,12 +42,30 @@ std::optional<Verb> parse_verb(std::string_view text) {
     return std::nullopt;
 }
 
+// Whole milliseconds, at most a year: enough for any handler, and no overflow in a sum.
+std::optional<Millis> parse_handler_ms(std::string_view text) {
+    constexpr std::int64_t kMax = 366LL * 24 * 3600 * 1000;
+    if (text.empty() || text.size() > 11) return std::nullopt;
+    std::int64_t ms = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') return std::nullopt;
+        ms = ms * 10 + (c - '0');
+    }
+    if (ms > kMax) return std::nullopt;
+    return Millis(ms);
+}
+
 // Applies one "name=value" field to `done`; returns an error text or "".
 std::string apply_field(Done& done, std::string_view name, std::string value) {
     auto duration = [&](std::optional<Millis>& out) -> std::string {
         out = parse_duration(value);
         return out ? "" : "invalid duration '" + value + "' for '" + std::string(name) + "'";
     };
+    if (name == kHandlerMsField && done.verb != Verb::extend) {
+        if (done.handler_ms) return "field 'ms' given twice";
+        done.handler_ms = parse_handler_ms(value);
+        return done.handler_ms ? "" : "invalid handler milliseconds '" + value + "' for 'ms'";
+    }
     switch (done.verb) {
         case Verb::success: {
             if (!is_valid_value_name(name)) return "invalid value name '" + std::string(name) + "'";
@@ -206,6 +225,8 @@ std::string format_done(const Done& done) {
     if (!done.reason.empty()) field("reason", done.reason);
     if (done.delay) field("delay", format_duration(*done.delay));
     if (done.verb == Verb::extend) field("lease", format_duration(done.lease));
+    if (done.handler_ms && done.verb != Verb::extend)
+        field(kHandlerMsField, std::to_string(done.handler_ms->count()));
     return out;
 }
 

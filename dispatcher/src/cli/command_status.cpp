@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "observe/queue_status.hpp"
+#include "observe/worker_list.hpp"
 #include "rowpump/common/log_text.hpp"
 #include "rowpump/common/redis/redis_connections.hpp"
 #include "rowpump/dispatcher/cli/commands.hpp"
@@ -103,6 +104,8 @@ void print_json(std::ostream& out, const QueueStatus& s, const Rates& r) {
               {"ready", s.redis.ready},
               {"in_flight", s.redis.in_flight},
               {"workers", s.redis.workers},
+              {"live_workers", s.redis.live_workers},
+              {"worker_list", worker_list_json(s.redis)},
               {"dispatched_per_second", optional(r.dispatched)},
               {"done_per_second", optional(r.done)},
               {"counters", counters},
@@ -139,6 +142,8 @@ int command_status(const Config& config, Millis watch, int count, bool as_json, 
                 const Rates r =
                     rates(status, it == previous.end() ? nullptr : &it->second, seconds);
                 as_json ? print_json(out, status, r) : print_row(out, status, r);
+                // One look: each queue's workers under its line (watching keeps a line a queue).
+                if (!as_json && watch.count() == 0) print_worker_list(out, status.redis);
                 previous[queue.name] = std::move(status);
             }
         }

@@ -110,6 +110,11 @@ void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
             if (!protocol::is_valid_value_name(name)) {
                 r.fail(*v, "placeholder ':" + name + "' is longer than 64 characters");
             }
+            if (name == protocol::kHandlerMsField) {
+                r.fail(*v, "placeholder ':" + name +
+                               "' is reserved: done messages carry the handler's duration in "
+                               "ms=");
+            }
         }
     }
     if (auto v = map.get("on_dead")) queue.on_dead = read_fragment_without_placeholders(r, *v);

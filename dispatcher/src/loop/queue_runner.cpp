@@ -291,6 +291,7 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     // (The window in Redis says the same; this copy also holds when Redis loses it.)
     limiter_.record(Clock::now(), rows);
     metrics_.add(Counter::dispatched, rows);
+    metrics_.pushed(claim.rows, Clock::now() - claim_started);
     leadership_.renewed();
     health_.add_dispatched(rows);
     spdlog::debug("queue {}: dispatched {} rows (capacity {}) in {} ms", label_, rows, capacity,
@@ -310,6 +311,9 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
         throw LeadershipLost("done-list trim refused");
     }
     path_.on_outcomes_finished(done);
+    for (const auto& entry : done) {
+        if (entry.done && entry.done->handler_ms) metrics_.handled(*entry.done->handler_ms);
+    }
     const auto [refused, first] = refusals(done);
     metrics_.applied(counts, static_cast<std::int64_t>(refused), 0);
     if (refused > 0) {

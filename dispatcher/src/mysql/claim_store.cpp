@@ -94,10 +94,13 @@ Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
     claim.rows.reserve(rs->rowsCount());
     std::optional<std::string> last_swept;
     while (rs->next()) {
-        claim.rows.push_back({rs->getString(1), rs->getString(2)});
+        claim.rows.push_back({rs->getString(1), rs->getString(2),
+                              rs->isNull(3)
+                                  ? std::nullopt
+                                  : std::optional(std::chrono::microseconds(rs->getInt64(3)))});
         if (claim_from_ && claim.rows.back().token.rfind(sweep_prefix, 0) == 0) {
             last_swept =
-                rs->isNull(3) ? std::nullopt : std::optional<std::string>(rs->getString(3));
+                rs->isNull(4) ? std::nullopt : std::optional<std::string>(rs->getString(4));
         }
     }
     if (claim_from_ && swept == limit - expired && swept > 0) cursor_ = std::move(last_swept);

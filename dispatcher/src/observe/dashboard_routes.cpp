@@ -7,6 +7,7 @@
 
 #include "observe/dashboard_assets.hpp"
 #include "observe/http_routes.hpp"
+#include "observe/worker_list.hpp"
 #include "rowpump/common/protocol/queue_stats.hpp"
 
 namespace rowpump {
@@ -52,6 +53,8 @@ json queue_json(const QueueView& view, const QueueMetrics& metrics, std::int64_t
               {"ready", view.redis.ready},
               {"in_flight", view.redis.in_flight},
               {"workers", view.redis.workers},
+              {"live_workers", view.redis.live_workers},
+              {"worker_list", worker_list_json(view.redis)},
               {"stats", stats},
               {"leader_here", metrics.leader()},
               {"dispatchers", dispatchers_json(view)},

@@ -93,6 +93,8 @@ void gauges(Writer& w, const MetricsSet& queues) {
         {"rowpump_ready_length", Gauge::ready, "Ready messages waiting for a worker."},
         {"rowpump_in_flight", Gauge::in_flight, "Tasks held by workers."},
         {"rowpump_workers", Gauge::workers, "Workers listed for the queue."},
+        {"rowpump_live_workers", Gauge::live_workers,
+         "Workers listed for the queue whose heartbeat is alive."},
         {"rowpump_leader", Gauge::leader,
          "1 while this process is the queue's leader (with shards: how many it leads)."},
         {"rowpump_paused", Gauge::paused, "1 while the queue is paused."},
@@ -133,6 +135,13 @@ std::string render_metrics(const MetricsSet& queues, const std::string& version)
     histogram(w, queues, "rowpump_outcome_batch_duration_seconds",
               "Time one batch of outcomes took to apply in MySQL.",
               &QueueMetrics::outcome_batch_duration);
+    histogram(w, queues, "rowpump_due_to_start_seconds",
+              "From when a row came due (due_since; without it, from its claim) to its push "
+              "to the ready list.",
+              &QueueMetrics::due_to_start);
+    histogram(w, queues, "rowpump_handler_seconds",
+              "How long handlers ran, as workers report it (ms= in done messages).",
+              &QueueMetrics::handler_duration);
     gauges(w, queues);
     return w.take();
 }

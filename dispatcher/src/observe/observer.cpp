@@ -125,6 +125,7 @@ void Observer::sample(std::size_t i, redis::Connection& redis) {
     auto& m = *metrics_[i];
     m.set(Gauge::in_flight, v.redis.in_flight);
     m.set(Gauge::workers, v.redis.workers);
+    m.set(Gauge::live_workers, v.redis.live_workers);
     if (!m.leader() && v.gauges) {  // the leader counts; the others show its count
         m.set(Gauge::due, v.gauges->due);
         m.set(Gauge::due_capped, v.gauges->due_capped ? 1 : 0);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rowpump/dispatcher/loop/claim.hpp"
 #include "rowpump/dispatcher/loop/outcomes.hpp"
 
 namespace rowpump {
@@ -11,6 +12,10 @@ namespace {
 // Claims and outcome batches take from well under a millisecond to seconds (a lock wait).
 const std::vector<double> kDurationBounds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                              0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+
+// A row waits from milliseconds (nudged) to hours (a backlog); handlers run as long as they like.
+const std::vector<double> kLatencyBounds = {
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600};
 
 std::int64_t steady_ns(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -92,6 +97,8 @@ QueueMetrics::QueueMetrics(std::string queue, std::int64_t loops)
       loops_(loops),
       claim_duration_(kDurationBounds),
       outcome_batch_duration_(kDurationBounds),
+      due_to_start_(kLatencyBounds),
+      handler_duration_(kLatencyBounds),
       progress_deadline_ns_(steady_ns(std::chrono::steady_clock::now() + Millis(60000))) {
     set(Gauge::oldest_due_age_ms, -1);
 }
@@ -125,6 +132,20 @@ void QueueMetrics::applied(const AppliedCounts& counts, std::int64_t refused,
 void QueueMetrics::claimed(std::chrono::steady_clock::duration took) noexcept {
     add(Counter::claims);
     claim_duration_.observe(took);
+}
+
+void QueueMetrics::pushed(const std::vector<ClaimedRow>& rows,
+                          std::chrono::steady_clock::duration since_claim) noexcept {
+    for (const auto& row : rows) {
+        // A due_since in the future (a clock or fragment that disagrees with `due`) counts as 0.
+        const auto due_age = std::max(row.due_age.value_or(std::chrono::microseconds(0)),
+                                      std::chrono::microseconds(0));
+        due_to_start_.observe(row.due_age ? due_age + since_claim : since_claim);
+    }
+}
+
+void QueueMetrics::handled(Millis took) noexcept {
+    handler_duration_.observe(took);
 }
 
 void QueueMetrics::expect_progress(Millis within) noexcept {

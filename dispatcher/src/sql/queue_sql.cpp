@@ -62,8 +62,11 @@ QueueSql::QueueSql(const QueueConfig& queue)
                   " + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " + table_ +
                   " WHERE " + expired + ")";
     const std::string batch = lease_ + " = ? AND " + token_ + " >= ? AND " + token_ + " < ?";
-    read_back_ = "SELECT " + id_ + ", " + token_ + cursor_column + " FROM " + table_ + " WHERE " +
-                 batch + order;
+    const std::string due_age =
+        queue.due_since ? "TIMESTAMPDIFF(MICROSECOND, " + queue.due_since->text + ", NOW(3))"
+                        : "NULL";
+    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + " FROM " +
+                 table_ + " WHERE " + batch + order;
     release_ =
         "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +

@@ -5,6 +5,7 @@
 const { RowpumpError } = require('./errors');
 const { Connection, describeRedis, isReplicated, isReplyError, backoffMs } = require('./connections');
 const { scripts } = require('./scripts');
+const { formatWorkerInfo } = require('./worker_info');
 
 const QUEUE_POLL_MS = 200;
 
@@ -68,7 +69,8 @@ class Membership {
     const { keys, options, log } = this.worker;
     // SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
     const [, , values] = await Promise.all([
-      client.command(['SET', keys.heartbeat, options.workerId, 'PX', options.heartbeatTtl]),
+      client.command(['SET', keys.heartbeat, formatWorkerInfo(this.worker.reporter.done, options.heartbeatTtl),
+        'PX', options.heartbeatTtl]),
       client.command(['SADD', keys.workers, options.workerId]),
       client.command(['HGET', keys.meta, 'values']),
     ]);

@@ -146,6 +146,10 @@ function formatDone(done) {
   if (done.reason) field('reason', done.reason);
   if (done.delayMs !== undefined && done.delayMs !== null) field('delay', formatDuration(done.delayMs));
   if (done.verb === 'extend') field('lease', formatDuration(done.leaseMs));
+  // How long the handler ran, for the dispatcher's rowpump_handler_seconds histogram.
+  if (done.handlerMs !== undefined && done.handlerMs !== null && done.verb !== 'extend') {
+    field('ms', String(Math.max(0, Math.floor(done.handlerMs))));
+  }
   return out;
 }
 

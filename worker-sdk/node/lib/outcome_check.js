@@ -56,9 +56,10 @@ function valueProblem(values, declared) {
   return '';
 }
 
-// The done message (a Buffer) that reports `outcome` on `task`; throws when it cannot be sent.
-function doneMessage(task, outcome) {
-  const done = { head: doneHead(task), verb: outcome.verb, values: [] };
+// The done message (a Buffer) that reports `outcome` on `task`, with ms=<handlerMs> when
+// given; throws when it cannot be sent.
+function doneMessage(task, outcome, handlerMs) {
+  const done = { head: doneHead(task), verb: outcome.verb, values: [], handlerMs };
   if (outcome.verb === 'ok') {
     for (const [name, value] of Object.entries(outcome.values)) {
       if (!isValidValueName(name)) throw new Error(`invalid value name '${name}'`);
@@ -84,8 +85,8 @@ function doneMessage(task, outcome) {
 
 // What the worker reports for a handler's result: its done message, or for one that cannot be
 // reported, a retry naming the problem (the row is not lost, and once its attempts run out
-// `rowpump dead` shows why).
-function checkedDoneMessage(task, outcome, declared) {
+// `rowpump dead` shows why). `handlerMs`: how long the handler ran (ms=), optional.
+function checkedDoneMessage(task, outcome, declared, handlerMs) {
   let problem;
   if (!(outcome instanceof Outcome)) {
     problem = `the handler returned ${describe(outcome)}, not ok(), retry() or fail()`;
@@ -93,13 +94,13 @@ function checkedDoneMessage(task, outcome, declared) {
     problem = declared.problem(outcome);
     if (problem === '') {
       try {
-        return doneMessage(task, outcome);
+        return doneMessage(task, outcome, handlerMs);
       } catch (e) {
         problem = e.message;
       }
     }
   }
-  return doneMessage(task, retry(problem));
+  return doneMessage(task, retry(problem), handlerMs);
 }
 
 function describe(value) {

@@ -32,13 +32,16 @@ function refusedText(reports, accepted) {
 class Reporter {
   constructor(worker) {
     this.worker = worker;
+    this.done = 0; // reports the done list took, for the heartbeat's worker info
   }
 
   // Sends the reports at once (a slot sends its next fetch right behind); resolves to the
   // number accepted.
   async send(client, reports) {
     const { keys } = this.worker;
-    return Number(await scripts.complete.run(client, [keys.processing, keys.done], reportArgs(reports)));
+    const accepted = Number(await scripts.complete.run(client, [keys.processing, keys.done], reportArgs(reports)));
+    this.done += accepted;
+    return accepted;
   }
 
   logRefused(reports, accepted, maybeSent) {

@@ -54,8 +54,9 @@ class ServeLoop {
     } finally {
       worker.inHand -= 1;
     }
-    this.handlingMs += worker.now() - started;
-    this.reports.push({ task, done: checkedDoneMessage(task, outcome, worker.declared) });
+    const handledMs = worker.now() - started;
+    this.handlingMs += handledMs;
+    this.reports.push({ task, done: checkedDoneMessage(task, outcome, worker.declared, handledMs) });
     if (this.hand.length === 0) {
       const reports = this.reports;
       this.reports = [];

@@ -74,6 +74,9 @@ test('done messages as the README writes them', () => {
   assert.equal(m.formatDone({ head, verb: 'fail', reason: 'gone' }), `${head} fail reason=gone`);
   assert.equal(m.formatDone({ head, verb: 'extend', leaseMs: 600000 }), `${head} extend lease=10m`);
   assert.equal(m.formatDone({ head, verb: 'retry', delayMs: 1500 }), `${head} retry delay=1500ms`);
+  assert.equal(m.formatDone({ head, verb: 'ok', values: [['status', '2']], handlerMs: 12.7 }),
+    `${head} ok status=2 ms=12`);
+  assert.equal(m.formatDone({ head, verb: 'extend', leaseMs: 1000, handlerMs: 5 }), `${head} extend lease=1s`);
 });
 
 test('formatReady writes what parseReady reads', () => {

@@ -36,6 +36,7 @@ test('success values must be exactly the declared names', () => {
 test('done messages: the head of the ready message, never its fields', () => {
   const d = declared('status');
   assert.equal(text(checkedDoneMessage(task, ok({ status: 2 }), d)), '42:7F3A9C01D2E4B5A6-1-2A ok status=2');
+  assert.equal(text(checkedDoneMessage(task, ok({ status: 2 }), d, 250)), '42:7F3A9C01D2E4B5A6-1-2A ok status=2 ms=250');
   assert.equal(text(checkedDoneMessage(task, retry('busy', 1500), d)), '42:7F3A9C01D2E4B5A6-1-2A retry reason=busy delay=1500ms');
   assert.equal(text(checkedDoneMessage(task, retry('busy', -5), d)), '42:7F3A9C01D2E4B5A6-1-2A retry reason=busy delay=0ms');
   assert.equal(text(checkedDoneMessage(task, fail('gone'), d)), '42:7F3A9C01D2E4B5A6-1-2A fail reason=gone');

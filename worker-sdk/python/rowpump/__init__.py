@@ -17,7 +17,7 @@ from .redis_address import RedisAddress
 from .task import Task
 from .worker import Worker
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "AsyncWorker",

@@ -32,6 +32,7 @@ from .protocol.duration import Seconds, to_millis
 from .protocol.keys import Keys
 from .protocol.messages import MalformedMessage, format_done, parse_ready, ready_message
 from .protocol.outcome_check import DeclaredValues, checked_done_message
+from .protocol.worker_info import format_worker_info
 from .redis_address import RedisAddress, as_address
 from .signals import STOP_SIGNALS
 from .task import Task
@@ -66,6 +67,7 @@ class AsyncWorker:
         self._keys = Keys.of(queue)
         self._processing = self._keys.processing(self._options.worker_id)
         self._heartbeat_key = self._keys.heartbeat(self._options.worker_id)
+        self._done = 0  # reports the done list took, for the heartbeat's worker info
         self._log = WorkerLog(log, self._options.worker_id)
         self._declared = DeclaredValues(queue)
         self._address = address
@@ -191,7 +193,8 @@ class AsyncWorker:
 
         async def beat(c: Any) -> Any:
             pipe = c.pipeline(transaction=False)
-            pipe.set(self._heartbeat_key, self._options.worker_id,
+            pipe.set(self._heartbeat_key,
+                     format_worker_info(self._done, self._options.heartbeat_ttl_ms),
                      px=self._options.heartbeat_ttl_ms)
             pipe.sadd(self._keys.workers, self._options.worker_id)
             pipe.hget(self._keys.meta, "values")
@@ -258,8 +261,11 @@ class AsyncWorker:
             if task is None:
                 continue
             try:
+                started = time.monotonic()
                 outcome = await self._handle(handler, task)
-                await self._report(task, checked_done_message(task, outcome, self._declared))
+                handled = time.monotonic() - started
+                await self._report(task, checked_done_message(task, outcome, self._declared,
+                                                              handled))
             finally:
                 self._held.discard(task.message)
 
@@ -356,6 +362,7 @@ class AsyncWorker:
             try:
                 accepted = await self._routed().run(lambda c: scripts.COMPLETE.call_async(
                     c, keys, [ready_message(task), done]))
+                self._done += int(accepted)
                 text = refused_text(reports, int(accepted))
                 if text and failing_since is None:
                     self._log.line(text)

@@ -83,7 +83,7 @@ class Worker:
                                 self._stop)
         self._reporter = Reporter(options, self._keys, self._route, self._log, self._stop)
         self._membership = Membership(options, self._keys, self._route, self._declared,
-                                      self._log, self._stop)
+                                      self._log, self._stop, lambda: self._reporter.done)
 
     @property
     def worker_id(self) -> str:

@@ -60,6 +60,12 @@ class CheckedDoneMessages(unittest.TestCase):
             "%20%27stat%27%20%28queue%20declares%3A%20status%29",
         )
 
+    def test_the_handler_duration_goes_into_ms(self):
+        self.assertEqual(checked_done_message(TASK, ok({"status": "2"}), self.declared, 0.0125),
+                         "42:7F3A9C01D2E4B5A6-1-2A ok status=2 ms=12")
+        text = checked_done_message(TASK, ok({"stat": "2"}), self.declared, 2.0)
+        self.assertTrue(text.endswith(" ms=2000"), text)
+
     def test_the_declared_values_follow_the_meta(self):
         self.declared.update("status,note")
         self.assertIn(" retry ", checked_done_message(TASK, ok({"status": "2"}), self.declared))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from redis.exceptions import (
     AuthenticationError,
@@ -24,6 +24,7 @@ from ..errors import ConnectionError, Error
 from ..protocol import scripts
 from ..protocol.keys import Keys
 from ..protocol.outcome_check import DeclaredValues
+from ..protocol.worker_info import format_worker_info
 
 QUEUE_POLL = 0.2
 """Seconds between looks for the queue's meta while waiting for it."""
@@ -53,11 +54,13 @@ class Membership:
         declared: DeclaredValues,
         log: WorkerLog,
         stop: threading.Event,
+        done: Callable[[], int] = lambda: 0,
     ) -> None:
         self._options = options
         self._keys = keys
         self._processing = keys.processing(options.worker_id)
         self._heartbeat_key = keys.heartbeat(options.worker_id)
+        self._done = done  # reports taken so far, for the heartbeat's worker info
         self._route = route
         self._declared = declared
         self._log = log
@@ -136,7 +139,8 @@ class Membership:
         def beat(client):  # type: ignore[no-untyped-def]
             pipe = client.pipeline(transaction=False)
             # SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
-            pipe.set(self._heartbeat_key, self._options.worker_id,
+            pipe.set(self._heartbeat_key,
+                     format_worker_info(self._done(), self._options.heartbeat_ttl_ms),
                      px=self._options.heartbeat_ttl_ms)
             pipe.sadd(self._keys.workers, self._options.worker_id)
             pipe.hget(self._keys.meta, "values")

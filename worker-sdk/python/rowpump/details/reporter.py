@@ -46,6 +46,14 @@ class Reporter:
         self._route = route
         self._log = log
         self._stop = stop
+        self._done_lock = threading.Lock()
+        self._done = 0
+
+    @property
+    def done(self) -> int:
+        """Reports the done list took so far, for the heartbeat's worker info."""
+        with self._done_lock:
+            return self._done
 
     def report(self, reports: Sequence[Report], maybe_sent: bool = False) -> int:
         """How many of ``reports`` were accepted; logs the refused ones. Raises redis errors."""
@@ -53,6 +61,8 @@ class Reporter:
         for task, done in reports:
             args += (ready_message(task), done)
         accepted = int(self._route.run(lambda c: scripts.COMPLETE.call(c, self._keys, args)))
+        with self._done_lock:
+            self._done += accepted
         # After a broken connection a refusal may only mean that the first attempt got through.
         text = "" if maybe_sent else refused_text(reports, accepted)
         if text:

@@ -62,8 +62,9 @@ class ServeLoop:
         started = time.monotonic()
         deadline = task_deadline_ms(task, self._options.timeout_ms, self._log)
         outcome = self._runner.run(self._handler, task, deadline)
-        self._handling += time.monotonic() - started
-        self._reports.append((task, checked_done_message(task, outcome, self._declared)))
+        handled = time.monotonic() - started
+        self._handling += handled
+        self._reports.append((task, checked_done_message(task, outcome, self._declared, handled)))
         if not self._hand:
             reports, self._reports = self._reports, []
             self._hand.extend(self._report_and_fetch(reports))

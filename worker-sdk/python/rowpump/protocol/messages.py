@@ -133,8 +133,10 @@ def format_done(
     reason: str = "",
     delay_ms: Optional[int] = None,
     lease_ms: Optional[int] = None,
+    handler_ms: Optional[int] = None,
 ) -> str:
-    """``<ready message> <verb>[ <name>=<value>]...``, values percent-encoded."""
+    """``<ready message> <verb>[ <name>=<value>]...``, values percent-encoded; ``handler_ms``
+    (how long the handler ran) goes into ``ms=`` for the dispatcher's handler histogram."""
     out = [ready_message(task), " ", verb]
 
     def field(name: str, value: str) -> None:
@@ -148,4 +150,6 @@ def format_done(
         field("delay", format_duration(delay_ms))
     if lease_ms is not None:
         field("lease", format_duration(lease_ms))
+    if handler_ms is not None and verb != "extend":
+        field("ms", str(max(0, int(handler_ms))))
     return "".join(out)

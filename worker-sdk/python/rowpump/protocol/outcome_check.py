@@ -4,7 +4,7 @@ message an outcome becomes (worker-sdk/src/outcome_check.cpp)."""
 from __future__ import annotations
 
 import threading
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from .messages import MAX_MESSAGE_BYTES, clip_reason, format_done
 from ..errors import Error
@@ -59,10 +59,12 @@ class DeclaredValues:
         return f"queue '{self._queue}': {problem}" if problem else ""
 
 
-def done_message(task: Task, outcome: Outcome) -> str:
-    """The done message reporting ``outcome``; raises Error if it is too long to send."""
+def done_message(task: Task, outcome: Outcome, handler_ms: Optional[int] = None) -> str:
+    """The done message reporting ``outcome`` (with ``ms=<handler_ms>`` when given); raises
+    Error if it is too long to send."""
     reason = clip_reason(outcome.reason) if outcome.verb != "ok" else ""
-    text = format_done(task, outcome.verb, outcome.values.items(), reason, outcome.delay_ms)
+    text = format_done(task, outcome.verb, outcome.values.items(), reason, outcome.delay_ms,
+                       handler_ms=handler_ms)
     size = len(text.encode("utf-8", "surrogateescape"))
     if size > MAX_MESSAGE_BYTES:
         raise Error(
@@ -72,13 +74,16 @@ def done_message(task: Task, outcome: Outcome) -> str:
     return text
 
 
-def checked_done_message(task: Task, outcome: Outcome, declared: DeclaredValues) -> str:
+def checked_done_message(task: Task, outcome: Outcome, declared: DeclaredValues,
+                         handler_seconds: Optional[float] = None) -> str:
     """The done message for ``outcome``, or, if the queue cannot take it, a retry naming
-    the problem, so a task is never silently lost."""
+    the problem, so a task is never silently lost. ``handler_seconds``: how long the handler
+    ran, reported as ``ms=``."""
+    handler_ms = None if handler_seconds is None else int(handler_seconds * 1000)
     problem = declared.problem(outcome)
     if not problem:
         try:
-            return done_message(task, outcome)
+            return done_message(task, outcome, handler_ms)
         except Error as e:
             problem = str(e)
-    return done_message(task, retry(problem))
+    return done_message(task, retry(problem), handler_ms)

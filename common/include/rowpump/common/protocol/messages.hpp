@@ -48,10 +48,14 @@ std::string ready_message(const Task& task);
 //   retry   [reason=<text>] [delay=<duration>]
 //   fail    [reason=<text>]
 //   extend  lease=<duration>      keep the claim for this long from now; task stays in hand
+// ok, retry and fail may also carry ms=<milliseconds>: how long the handler ran, for the
+// rowpump_handler_seconds histogram. It is not a value (kHandlerMsField is reserved) and an
+// old worker that leaves it out is fine.
 // Verb::success is spelled "ok".
 std::string_view verb_name(Verb verb);
 
 constexpr std::size_t kMaxMessageBytes = 64 * 1024;
+constexpr std::string_view kHandlerMsField = "ms";
 
 struct Done {
     Task task;  // what this reports on; task.message is the ready message, verbatim
@@ -60,6 +64,7 @@ struct Done {
     std::string reason;                                       // retry, fail
     std::optional<Millis> delay;                              // retry
     Millis lease{0};                                          // extend
+    std::optional<Millis> handler_ms;  // ok, retry, fail: how long the handler ran (ms=)
 };
 std::string format_done(const Done& done);
 std::optional<Done> parse_done(std::string_view message, std::string& error);

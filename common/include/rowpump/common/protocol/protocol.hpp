@@ -11,3 +11,4 @@
 #include "rowpump/common/protocol/queue_stats.hpp"       // IWYU pragma: export
 #include "rowpump/common/protocol/report_rules.hpp"      // IWYU pragma: export
 #include "rowpump/common/protocol/scripts.hpp"           // IWYU pragma: export
+#include "rowpump/common/protocol/worker_info.hpp"       // IWYU pragma: export

@@ -2,6 +2,8 @@
 
 // Rows claimed in MySQL, on their way to the ready list.
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,9 @@ namespace rowpump {
 struct ClaimedRow {
     std::string id;
     std::string token;
+    // How long the row had been due when the claim read it (the database clock's NOW(3) minus
+    // the queue's due_since); nullopt without due_since, or with claim: redis.
+    std::optional<std::chrono::microseconds> due_age = std::nullopt;
 };
 
 // One batch: every row of it has the lease end lease_until and a token in [low, high).

@@ -18,6 +18,7 @@
 namespace rowpump {
 
 struct AppliedCounts;
+struct ClaimedRow;
 
 // A Prometheus histogram of durations with fixed bucket bounds, in seconds.
 class Histogram {
@@ -44,7 +45,8 @@ enum class Counter { dispatched, completed, retried, dead, stale, bad, reaped, c
 enum class Gauge {
     ready,              // the ready list's length at the last cycle
     in_flight,          // tasks in workers' processing lists (sampled by the observer)
-    workers,            // live workers (sampled by the observer)
+    workers,            // listed workers (sampled by the observer)
+    live_workers,       // listed workers whose heartbeat key exists (sampled by the observer)
     due,                // due backlog (the leader's bounded count)
     due_capped,         // 1 when that count stopped at due_count.cap
     oldest_due_age_ms,  // -1 when unknown
@@ -76,6 +78,13 @@ public:
     void applied(const AppliedCounts& counts, std::int64_t refused, std::int64_t reaped) noexcept;
     // A claim that took `took`.
     void claimed(std::chrono::steady_clock::duration took) noexcept;
+    // A batch of claimed rows pushed to the ready list `since_claim` after the claim began:
+    // each row's due-to-start latency (from its due_since at the claim's read, else from the
+    // claim).
+    void pushed(const std::vector<ClaimedRow>& rows,
+                std::chrono::steady_clock::duration since_claim) noexcept;
+    // How long a handler ran, as its worker reported it (ms= in the done message).
+    void handled(Millis took) noexcept;
     Histogram& claim_duration() { return claim_duration_; }
     Histogram& outcome_batch_duration() { return outcome_batch_duration_; }
     // The loop promises to come back within `within` (a cycle, or a sleep plus slack);
@@ -87,6 +96,8 @@ public:
     std::int64_t errors(ErrorKind k) const noexcept;
     const Histogram& claim_duration() const { return claim_duration_; }
     const Histogram& outcome_batch_duration() const { return outcome_batch_duration_; }
+    const Histogram& due_to_start() const { return due_to_start_; }
+    const Histogram& handler_duration() const { return handler_duration_; }
     bool stuck(std::chrono::steady_clock::time_point now) const noexcept;
     // The one place that says whether this process leads the queue; the runner feeds it.
     // With shards: whether it leads any of them.
@@ -102,6 +113,8 @@ private:
     std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(ErrorKind::count_)> errors_{};
     Histogram claim_duration_;
     Histogram outcome_batch_duration_;
+    Histogram due_to_start_;
+    Histogram handler_duration_;
     std::atomic<std::int64_t> progress_deadline_ns_;
 };
 

@@ -45,7 +45,8 @@ public:
     // Params: limit (kPassedOverLimit, plus the rows in flight with claim: redis).
     static constexpr int kPassedOverLimit = 20;
     const std::string& passed_over() const { return passed_over_; }
-    // A batch's ids, tokens and first order_by column (if any), in order_by order, found
+    // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it) and first
+    // order_by column (if any), in order_by order, found
     // through the lease index: every row of a batch has the same lease end.
     // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }

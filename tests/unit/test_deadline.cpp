@@ -33,8 +33,9 @@ TEST_CASE("a task's deadline: its timeout_ms field, else the worker's timeout", 
     CHECK(problem.empty());
     CHECK(task_deadline(task_with(" timeout_ms=2147483648"), 0ms, problem) == 2147483648ms);
 
-    for (const char* bad : {" timeout_ms", " timeout_ms=", " timeout_ms=0", " timeout_ms=-5",
-                            " timeout_ms=1.5", " timeout_ms=2147483649", " timeout_ms=99999999999"}) {
+    for (const char* bad :
+         {" timeout_ms", " timeout_ms=", " timeout_ms=0", " timeout_ms=-5", " timeout_ms=1.5",
+          " timeout_ms=2147483649", " timeout_ms=99999999999"}) {
         INFO(bad);
         CHECK(task_deadline(task_with(bad), 500ms, problem) == 500ms);
         CHECK(problem == "ignored timeout_ms (not a positive number of milliseconds up to 2^31)");

@@ -13,9 +13,9 @@ std::optional<milliseconds> task_deadline(const Task& task, milliseconds worker_
     auto it = task.fields.find(kTimeoutField);
     if (it == task.fields.end()) return fallback;
     const auto& text = it->second;
-    const bool digits = text && !text->empty() && text->size() <= 10 &&
-                        std::all_of(text->begin(), text->end(),
-                                    [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits =
+        text && !text->empty() && text->size() <= 10 &&
+        std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; });
     if (digits) {
         const long long ms = std::stoll(*text);
         if (ms > 0 && ms <= (1LL << 31)) return milliseconds(ms);

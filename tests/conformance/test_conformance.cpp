@@ -29,7 +29,8 @@ namespace {
 
 const std::vector<std::string> kStatus1 = {"--value", "status=1"};
 
-std::vector<std::string> with(std::vector<std::string> flags, const std::vector<std::string>& more) {
+std::vector<std::string> with(std::vector<std::string> flags,
+                              const std::vector<std::string>& more) {
     flags.insert(flags.end(), more.begin(), more.end());
     return flags;
 }
@@ -147,8 +148,8 @@ TEST_CASE("values and their validation errors", "[conformance]") {
     Scenario s(sdk, 1);
     // A value the queue does not declare: a retry that names it, on_success not applied.
     {
-        auto w = s.worker("undeclared", {"--value", "status=2", "--value", "bogus=1",
-                                         "--max-tasks", "1"});
+        auto w = s.worker("undeclared",
+                          {"--value", "status=2", "--value", "bogus=1", "--max-tasks", "1"});
         s.expect_clean_exit(*w);
         REQUIRE(eventually(10s, [&] { return s.row("rp_attempts", 1) == "1"; }));
         CHECK_THAT(s.row("rp_last_error", 1), Catch::Contains("undeclared value 'bogus'"));
@@ -185,8 +186,8 @@ TEST_CASE("retry with delay, and a handler that throws", "[conformance]") {
     }
     // A retry asking for 60 s: not due before then (the backoff here is at most 1 s).
     {
-        auto w = s.worker("delayer", {"--fail-mode", "retry", "--retry-delay-ms", "60000",
-                                      "--max-tasks", "1"});
+        auto w = s.worker(
+            "delayer", {"--fail-mode", "retry", "--retry-delay-ms", "60000", "--max-tasks", "1"});
         s.expect_clean_exit(*w);
         CHECK(w->handled().at(0).attempt == 2);
         REQUIRE(eventually(10s, [&] { return s.row("rp_attempts", 1) == "2"; }));
@@ -223,8 +224,9 @@ TEST_CASE("extend keeps the claim of a task in hand", "[conformance]") {
     auto w = s.worker("extender", with(kStatus1, {"--extend-ms", "600000", "--work-ms", "2000",
                                                   "--max-tasks", "1"}));
     const bool extended = eventually(15s, [&] {
-        return s.count("user_id = 1 AND status = 0 AND rp_lease_until > NOW(3) + INTERVAL 7 "
-                       "MINUTE") == 1 &&
+        return s.count(
+                   "user_id = 1 AND status = 0 AND rp_lease_until > NOW(3) + INTERVAL 7 "
+                   "MINUTE") == 1 &&
                s.in_hand(*w) == 1;
     });
     INFO("output:\n" << w->output());
@@ -239,8 +241,9 @@ TEST_CASE("a killed worker's tasks are taken back and done once", "[conformance]
     const Sdk& sdk = current_sdk();
     INFO("sdk " << sdk.name);
     Scenario s(sdk, 20);
-    auto killed = s.worker("killed", with(kStatus1, {"--work-ms", "60000", "--threads", "4",
-                                                     "--batch", "1", "--heartbeat-ttl-ms", "1000"}));
+    auto killed =
+        s.worker("killed", with(kStatus1, {"--work-ms", "60000", "--threads", "4", "--batch", "1",
+                                           "--heartbeat-ttl-ms", "1000"}));
     REQUIRE(eventually(20s, [&] { return s.in_hand(*killed) == 4; }));
     const auto taken = parse_ready_all(list_all(s.sys.redis, s.sys.keys().processing("killed")));
     killed->process().kill();
@@ -330,8 +333,8 @@ TEST_CASE("ready message fields reach the handler as sent", "[conformance]") {
     // with a percent-encoded value, an empty one, a NULL (bare name), an unknown name.
     REQUIRE(rowpump_cli({"pause", "-c", s.sys.config, "users"}).status.success());
     const std::string token = "0123456789ABCDEF-1-2A";
-    const std::vector<std::string> fields = {"url=http%3A%2F%2Fexample.org%2Fa%20b", "owner=",
-                                             "note", "x_unknown=%C3%A9"};
+    const std::vector<std::string> fields = {"url=http%3A%2F%2Fexample.org%2Fa%20b",
+                                             "owner=", "note", "x_unknown=%C3%A9"};
     std::string message = "a%20b%3A9:" + token;
     for (const auto& f : fields) message += " " + f;
     s.sys.redis.command({"RPUSH", s.sys.keys().ready, message});
@@ -372,8 +375,7 @@ TEST_CASE("a handler past its deadline is reported as a timeout", "[conformance]
     Scenario s(sdk, 1);
     // A handler that never returns: past its deadline the task is reported as a retry with
     // reason "timeout", and the one thread is free to take the row's next attempt.
-    auto hang =
-        s.worker("hang", {"--fail-mode", "hang", "--timeout-ms", "300", "--threads", "1"});
+    auto hang = s.worker("hang", {"--fail-mode", "hang", "--timeout-ms", "300", "--threads", "1"});
     const bool again = eventually(20s, [&] { return hang->handled().size() >= 2; });
     INFO("output:\n" << hang->output());
     REQUIRE(again);
@@ -393,8 +395,8 @@ TEST_CASE("graceful stop finishes the tasks in hand", "[conformance]") {
     const Sdk& sdk = current_sdk();
     INFO("sdk " << sdk.name);
     Scenario s(sdk, 12);
-    auto w = s.worker("drain",
-                      with(kStatus1, {"--work-ms", "500", "--threads", "4", "--batch", "1"}));
+    auto w =
+        s.worker("drain", with(kStatus1, {"--work-ms", "500", "--threads", "4", "--batch", "1"}));
     REQUIRE(eventually(20s, [&] { return s.in_hand(*w) == 4; }));
     s.stop(*w);
     const auto handled = w->handled();
@@ -420,7 +422,7 @@ TEST_CASE("Sentinel failover: every row once", "[conformance]") {
     const std::string database = mysql.create_database();
     MysqlClient db = mysql.connect(database);
     create_e2e_table(db);
-    constexpr std::int64_t kRows = 1200;
+    constexpr std::int64_t kRows = 1000;
     insert_e2e_rows(db, 1, kRows);
     QueueSpec queue = e2e_queue();
     queue.lease = "4s";  // a ready message lost in the failover comes back this soon
@@ -441,21 +443,26 @@ TEST_CASE("Sentinel failover: every row once", "[conformance]") {
         sentinel.insert(sentinel.end(), {"--sentinel", s.host + ":" + std::to_string(s.port)});
     }
     sentinel.insert(sentinel.end(), {"--sentinel-master", address.master});
-    // 4 threads at 40 ms a task: rows flow for about 12 s, through the failover.
-    SdkWorker worker(sdk, dir, sentinel, "sentinel",
-                     with(kStatus1, {"--threads", "4", "--work-ms", "40", "--heartbeat-ttl-ms",
-                                     "3000", "--fetch-timeout-ms", "300", "--queue-wait-ms",
-                                     "20000"}));
-    auto applied = [&] { return db.scalar("SELECT COUNT(*) FROM user_block_status WHERE runs > 0"); };
+    // 4 threads at 40 ms a task: rows flow for about 10 s.
+    SdkWorker worker(
+        sdk, dir, sentinel, "sentinel",
+        with(kStatus1, {"--threads", "4", "--work-ms", "40", "--heartbeat-ttl-ms", "3000",
+                        "--fetch-timeout-ms", "300", "--queue-wait-ms", "20000"}));
+    auto applied = [&] {
+        return db.scalar("SELECT COUNT(*) FROM user_block_status WHERE runs > 0");
+    };
     REQUIRE(eventually(
         60s, [&] { return applied() >= 100; }, 50ms));
+    REQUIRE(applied() < kRows);  // the failover starts while rows are flowing
     group.failover();
-    REQUIRE(applied() < kRows);  // the failover struck while rows were flowing
+    // Rows due after the failover go through the new master.
+    insert_e2e_rows(db, kRows + 1, 100);
     const bool done = eventually(
         90s,
         [&] {
-            return db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status = 0 OR "
-                             "runs <> 1") == 0;
+            return db.scalar(
+                       "SELECT COUNT(*) FROM user_block_status WHERE status = 0 OR "
+                       "runs <> 1") == 0;
         },
         200ms);
     INFO(group.describe() << "\nworker:\n"

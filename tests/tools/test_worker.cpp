@@ -1,12 +1,22 @@
-// rowpump_test_worker: an SDK worker whose behaviour integration tests choose by flags.
+// rowpump_test_worker: the C++ SDK's conformance worker, a worker whose behaviour tests choose
+// by flags (every SDK's conformance worker takes the same ones; tests/conformance/ runs them).
 //
-//   --redis-host H --redis-port P --queue Q --threads N --batch B --worker-id ID
+//   --redis-host H --redis-port P
+//   --sentinel HOST:PORT (repeatable) --sentinel-master NAME   Sentinel instead of host/port
+//   --cluster HOST:PORT (repeatable)                            Cluster seeds instead
+//   --queue Q --threads N --batch B --worker-id ID
 //   --heartbeat-ttl-ms MS --queue-wait-ms MS --fetch-timeout-ms MS
 //   --work-ms MS                 sleep this long in each task
-//   --fail-mode none|retry|fail|throw   what the handler does (none: success)
+//   --fail-mode none|retry|fail|throw|hang   what the handler does (none: success; hang:
+//                                never returns unless cancelled by the deadline)
 //   --retry-delay-ms MS          with --fail-mode retry: the delay it asks for
 //   --value NAME=VALUE           sent with success (repeatable)
-//   --log FILE                   one line "<id> <token> <attempt>" per handled task
+//   --extend-ms MS               call extend(task, MS) before working
+//   --timeout-ms MS              the handler deadline (WorkerOptions::timeout)
+//   --log FILE                   one line per handled task, one O_APPEND write:
+//                                "<id> <token> <attempt>" then " name=value" per task field
+//                                (id and values percent-encoded as on the wire; NULL as a
+//                                bare name)
 //   --max-tasks N                stop after N handled tasks
 //
 // Prints "worker_id=<id>" on stdout once started. SIGTERM/SIGINT: drain and exit 0.
@@ -38,9 +48,18 @@ struct Args {
     std::string fail_mode = "none";
     std::optional<milliseconds> retry_delay;
     std::map<std::string, std::string> values;
+    std::optional<milliseconds> extend;
     std::string log_path;
     long max_tasks = 0;
 };
+
+rowpump::RedisEndpoint endpoint(const std::string& flag, const std::string& value) {
+    auto colon = value.rfind(':');
+    if (colon == std::string::npos || colon == 0) {
+        throw std::invalid_argument(flag + " takes HOST:PORT");
+    }
+    return {value.substr(0, colon), std::stoi(value.substr(colon + 1))};
+}
 
 void apply_flag(Args& a, const std::string& flag, const std::string& value) {
     auto ms = [&] { return milliseconds(std::stol(value)); };
@@ -48,6 +67,12 @@ void apply_flag(Args& a, const std::string& flag, const std::string& value) {
         a.options.redis.host = value;
     else if (flag == "--redis-port")
         a.options.redis.port = std::stoi(value);
+    else if (flag == "--sentinel")
+        a.options.redis.sentinels.push_back(endpoint(flag, value));
+    else if (flag == "--sentinel-master")
+        a.options.redis.master = value;
+    else if (flag == "--cluster")
+        a.options.redis.cluster.push_back(endpoint(flag, value));
     else if (flag == "--queue")
         a.options.queue = value;
     else if (flag == "--threads")
@@ -64,6 +89,10 @@ void apply_flag(Args& a, const std::string& flag, const std::string& value) {
         a.options.fetch_timeout = ms();
     else if (flag == "--work-ms")
         a.work = ms();
+    else if (flag == "--extend-ms")
+        a.extend = ms();
+    else if (flag == "--timeout-ms")
+        a.options.timeout = ms();
     else if (flag == "--retry-delay-ms")
         a.retry_delay = ms();
     else if (flag == "--log")
@@ -71,8 +100,9 @@ void apply_flag(Args& a, const std::string& flag, const std::string& value) {
     else if (flag == "--max-tasks")
         a.max_tasks = std::stol(value);
     else if (flag == "--fail-mode") {
-        if (value != "none" && value != "retry" && value != "fail" && value != "throw") {
-            throw std::invalid_argument("--fail-mode takes none, retry, fail or throw");
+        if (value != "none" && value != "retry" && value != "fail" && value != "throw" &&
+            value != "hang") {
+            throw std::invalid_argument("--fail-mode takes none, retry, fail, throw or hang");
         }
         a.fail_mode = value;
     } else if (flag == "--value") {
@@ -94,6 +124,24 @@ Args parse_args(int argc, char** argv) {
     return a;
 }
 
+// As on the wire: bytes other than [A-Za-z0-9-._~] become %XX.
+std::string percent_encoded(const std::string& raw) {
+    static const char* const kHex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : raw) {
+        const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                           (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+        if (plain) {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
+}
+
 // One write() per line with O_APPEND: lines from several threads (and from a worker killed
 // with SIGKILL) never interleave or get lost in a buffer.
 class TaskLog {
@@ -108,7 +156,13 @@ public:
     }
     void record(const rowpump::Task& task) const {
         if (fd_ < 0) return;
-        std::string line = task.id + " " + task.token + " " + std::to_string(task.attempt) + "\n";
+        std::string line =
+            percent_encoded(task.id) + " " + task.token + " " + std::to_string(task.attempt);
+        for (const auto& [name, value] : task.fields) {
+            line += " " + name;
+            if (value) line += "=" + percent_encoded(*value);
+        }
+        line += "\n";
         if (write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
             throw std::runtime_error("cannot write the task log");
         }
@@ -144,9 +198,14 @@ int run(const Args& a) {
     std::thread runner([&] {
         try {
             worker.run([&](const rowpump::Task& task) {
+                if (a.extend) worker.extend(task, *a.extend);
                 if (a.work.count() > 0) std::this_thread::sleep_for(a.work);
                 task_log.record(task);
                 if (a.max_tasks > 0 && ++handled >= a.max_tasks) worker.stop();
+                if (a.fail_mode == "hang") {
+                    while (!task.cancelled()) std::this_thread::sleep_for(milliseconds(10));
+                    return rowpump::Outcome::retry("test worker: cancelled");
+                }
                 return outcome_for(a, task);
             });
         } catch (const std::exception& e) {

@@ -11,7 +11,10 @@ namespace {
 const std::string kTokenA = "00000000000000A1-1-7", kTokenB = "00000000000000B2-2-7";
 
 Task task(const std::string& id, const std::string& token) {
-    return Task{id, token, 1, ""};
+    Task task;
+    task.id = id;
+    task.token = token;
+    return task;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <optional>
 #include <string>
 
 #include "rowpump/common/protocol/protocol.hpp"
@@ -174,11 +176,51 @@ TEST_CASE("ready messages", "[protocol]") {
     }
 }
 
+TEST_CASE("ready messages with fields", "[protocol]") {
+    std::string error;
+    const std::string message = kReady + " url=http%3A%2F%2Fx%20y owner= note timeout_ms=300";
+    auto task = parse_ready(message, error);
+    INFO(error);
+    REQUIRE(task);
+    CHECK(task->id == "42");
+    CHECK(task->token == kToken);
+    CHECK(task->message == message);
+    using Fields = std::map<std::string, std::optional<std::string>>;
+    CHECK(task->fields ==
+          Fields{
+              {"url", "http://x y"}, {"owner", ""}, {"note", std::nullopt}, {"timeout_ms", "300"}});
+    CHECK(ready_message(*task) == message);  // what the processing list holds
+    CHECK(done_head(*task) == kReady);
+
+    // A done message names the task by id and token only: the dispatcher reads it as always.
+    Done done;
+    done.task = *task;
+    done.verb = Verb::success;
+    done.values = {{"status", "1"}};
+    CHECK(format_done(done) == kReady + " ok status=1");
+    CHECK(parsed_done(format_done(done)).task.token == kToken);
+
+    // Without fields nothing changes.
+    auto plain = parse_ready(kReady, error);
+    REQUIRE(plain);
+    CHECK(plain->fields.empty());
+    CHECK(done_head(*plain) == kReady);
+
+    CHECK(ready_error(kReady + " 1x=2") == "invalid field name '1x'");
+    CHECK(ready_error(kReady + " =2") == "invalid field name ''");
+    CHECK(ready_error(kReady + " a=1 a=2") == "field 'a' given twice");
+    CHECK(ready_error(kReady + " a=%G0") == "invalid percent-encoding in field 'a'");
+    CHECK(ready_error(kReady + " a=b=c") == "invalid percent-encoding in field 'a'");
+    CHECK(ready_error(kReady + " ") == "invalid field name ''");
+    CHECK(ready_error(kReady + " a=" + std::string(kMaxMessageBytes, 'x')) ==
+          "message longer than 65536 bytes");
+}
+
 TEST_CASE("malformed ready messages", "[protocol]") {
     CHECK(ready_error("42") == "no ':' between id and token");
     CHECK(ready_error("") == "no ':' between id and token");
     CHECK(ready_error(":" + kToken) == "invalid id ''");
-    CHECK(ready_error("a b:" + kToken) == "invalid id 'a b'");
+    CHECK(ready_error("a b:" + kToken) == "no ':' between id and token");  // "b:..." is a field
     CHECK(ready_error("a%2:" + kToken) == "invalid id 'a%2'");
     CHECK(ready_error("42:") == "invalid token ''");
     CHECK(ready_error("42:nope") == "invalid token 'nope'");

@@ -68,6 +68,7 @@ WorkerOptions validated(WorkerOptions o) {
     check(o.batch >= 0 && o.batch <= 1000,
           "batch must be 0 (adaptive) or between 1 and 1000, not " + std::to_string(o.batch));
     check(o.queue_wait.count() >= 0, "queue_wait must not be negative");
+    check(o.timeout.count() >= 0, "timeout must not be negative (0: no deadline)");
     return o;
 }
 

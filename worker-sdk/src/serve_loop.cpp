@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "rowpump/common/log_text.hpp"
 #include "rowpump/common/protocol/messages.hpp"
 
 namespace rowpump::details {
@@ -37,11 +38,11 @@ Outcome run_handler(const Handler& handler, const Task& task) {
     }
 }
 
-ServeLoop::ServeLoop(const WorkerOptions& options, const Handler& handler, Fetcher& fetcher,
-                     Reporter& reporter, const DeclaredValues& declared, WorkerLog& log,
-                     const std::atomic<bool>& stop)
+ServeLoop::ServeLoop(const WorkerOptions& options, std::shared_ptr<const Handler> handler,
+                     Fetcher& fetcher, Reporter& reporter, const DeclaredValues& declared,
+                     WorkerLog& log, const std::atomic<bool>& stop)
     : options_(options),
-      handler_(handler),
+      handler_(std::move(handler)),
       fetcher_(fetcher),
       reporter_(reporter),
       declared_(declared),
@@ -64,12 +65,26 @@ void ServeLoop::handle_next() {
     Task task = std::move(hand_.front());
     hand_.pop_front();
     const auto started = Clock::now();
-    auto outcome = run_handler(handler_, task);
+    auto outcome = handle(task);
     const auto handled = Clock::now() - started;
     handling_ += handled;
     auto done = checked_done_message(task, outcome, declared_, handled);
     reports_.push_back({std::move(task), std::move(done)});
     if (hand_.empty()) hand_ = report_and_fetch(std::exchange(reports_, {}));
+}
+
+Outcome ServeLoop::handle(const Task& task) {
+    std::string problem;
+    const auto deadline = task_deadline(task, options_.timeout, problem);
+    if (!problem.empty()) log_.line("task '" + log_text(task.id) + "': " + problem);
+    if (!deadline) return run_handler(*handler_, task);
+    if (!handler_thread_ || handler_thread_->abandoned()) handler_thread_.emplace();
+    // The call owns what it uses: past the deadline it may outlive this loop.
+    auto outcome = handler_thread_->run(
+        [handler = handler_, task]() { return run_handler(*handler, task); }, *deadline);
+    if (outcome) return std::move(*outcome);
+    task.cancellation.cancel();
+    return Outcome::retry("timeout");
 }
 
 int ServeLoop::take_count() const {

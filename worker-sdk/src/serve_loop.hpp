@@ -6,10 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "adaptive_batch.hpp"
+#include "deadline.hpp"
 #include "fetcher.hpp"
 #include "outcome_check.hpp"
 #include "reporter.hpp"
@@ -24,9 +27,10 @@ Outcome run_handler(const Handler& handler, const Task& task);
 
 class ServeLoop {
 public:
-    // Keeps references to everything it is given: they must outlive it.
-    ServeLoop(const WorkerOptions& options, const Handler& handler, Fetcher& fetcher,
-              Reporter& reporter, const DeclaredValues& declared, WorkerLog& log,
+    // Keeps references to everything it is given but the handler, which a handler call past
+    // its deadline may still use after run() returned: they must outlive it.
+    ServeLoop(const WorkerOptions& options, std::shared_ptr<const Handler> handler,
+              Fetcher& fetcher, Reporter& reporter, const DeclaredValues& declared, WorkerLog& log,
               const std::atomic<bool>& stop);
 
     // Until stop is set and every task in hand is reported. Redis outages are waited out;
@@ -37,6 +41,8 @@ private:
     using Clock = std::chrono::steady_clock;
 
     void handle_next();
+    // The handler's outcome, or a retry with reason "timeout" once the task's deadline passed.
+    Outcome handle(const Task& task);
     // Tasks to ask for in the next round trip: options.batch, or the adaptive rule's choice.
     int take_count() const;
     void fetch_one();
@@ -44,7 +50,7 @@ private:
     std::deque<Task> take_fetched(std::vector<std::string> messages);
 
     const WorkerOptions& options_;
-    const Handler& handler_;
+    std::shared_ptr<const Handler> handler_;
     Fetcher& fetcher_;
     Reporter& reporter_;
     const DeclaredValues& declared_;
@@ -57,6 +63,8 @@ private:
     std::vector<Report> reports_;  // handled, waiting to be reported
     Clock::duration handling_{};   // the handler's time on the reports waiting
     AdaptiveBatch adaptive_;       // with options.batch 0
+    // Runs handlers with a deadline; replaced when one runs past it.
+    std::optional<HandlerThread> handler_thread_;
 };
 
 }  // namespace rowpump::details

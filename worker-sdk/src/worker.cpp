@@ -55,9 +55,12 @@ struct Worker::Impl {
 void Worker::Impl::serve_on_threads(const Handler& handler) {
     std::mutex error_mutex;
     std::exception_ptr error;
+    // Shared with handler calls past their deadline, which may end after run() returned.
+    const auto shared_handler = std::make_shared<const Handler>(handler);
     auto serve = [&] {
         try {
-            details::ServeLoop(options, handler, fetcher, reporter, declared, log, stop_requested)
+            details::ServeLoop(options, shared_handler, fetcher, reporter, declared, log,
+                               stop_requested)
                 .run();
         } catch (...) {
             std::lock_guard<std::mutex> lock(error_mutex);

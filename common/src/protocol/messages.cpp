@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 
 namespace rowpump::protocol {
 
@@ -176,27 +177,72 @@ std::string format_ready(std::string_view id, std::string_view token) {
     return percent_encode(id) + ":" + std::string(token);
 }
 
+namespace {
+
+// The fields after the token: "name=value" (value percent-encoded) or a bare "name" (NULL).
+// Every name is kept, known or not; returns an error text or "".
+std::string parse_ready_fields(std::string_view text,
+                               std::map<std::string, std::optional<std::string>>& fields) {
+    for (auto part : split(text, ' ')) {
+        auto eq = part.find('=');
+        auto name = part.substr(0, eq);
+        if (!is_valid_value_name(name)) return "invalid field name '" + std::string(name) + "'";
+        if (fields.count(std::string(name)) != 0) {
+            return "field '" + std::string(name) + "' given twice";
+        }
+        std::optional<std::string> value;
+        if (eq != std::string_view::npos) {
+            value = percent_decode(part.substr(eq + 1));
+            if (!value) return "invalid percent-encoding in field '" + std::string(name) + "'";
+        }
+        fields.emplace(std::string(name), std::move(value));
+    }
+    return "";
+}
+
+}  // namespace
+
 std::optional<Task> parse_ready(std::string_view message, std::string& error) {
-    auto colon = message.rfind(':');
+    if (message.size() > kMaxMessageBytes) {
+        error = "message longer than " + std::to_string(kMaxMessageBytes) + " bytes";
+        return std::nullopt;
+    }
+    const auto space = message.find(' ');
+    const auto head = message.substr(0, space);
+    auto colon = head.rfind(':');
     if (colon == std::string_view::npos) {
         error = "no ':' between id and token";
         return std::nullopt;
     }
-    auto id = percent_decode(message.substr(0, colon));
+    auto id = percent_decode(head.substr(0, colon));
     if (!id || id->empty()) {
-        error = "invalid id '" + std::string(message.substr(0, colon)) + "'";
+        error = "invalid id '" + std::string(head.substr(0, colon)) + "'";
         return std::nullopt;
     }
-    auto token = message.substr(colon + 1);
+    auto token = head.substr(colon + 1);
     if (!is_valid_token(token)) {
         error = "invalid token '" + std::string(token) + "'";
         return std::nullopt;
     }
-    return Task{std::move(*id), std::string(token), token_attempt(token), std::string(message)};
+    Task task;
+    task.id = std::move(*id);
+    task.token = std::string(token);
+    task.attempt = token_attempt(token);
+    task.message = std::string(message);
+    if (space != std::string_view::npos) {
+        error = parse_ready_fields(message.substr(space + 1), task.fields);
+        if (!error.empty()) return std::nullopt;
+    }
+    return task;
 }
 
 std::string ready_message(const Task& task) {
     return task.message.empty() ? format_ready(task.id, task.token) : task.message;
+}
+
+std::string done_head(const Task& task) {
+    if (task.message.empty()) return format_ready(task.id, task.token);
+    return task.message.substr(0, task.message.find(' '));
 }
 
 std::string_view verb_name(Verb verb) {
@@ -214,7 +260,7 @@ std::string_view verb_name(Verb verb) {
 }
 
 std::string format_done(const Done& done) {
-    std::string out = ready_message(done.task) + " " + std::string(verb_name(done.verb));
+    std::string out = done_head(done.task) + " " + std::string(verb_name(done.verb));
     auto field = [&](std::string_view name, std::string_view value) {
         out += ' ';
         out += name;

@@ -56,6 +56,13 @@ struct WorkerOptions {
     int batch = 0;
     milliseconds queue_wait{30000};  // how long to wait for the dispatcher to announce the queue
     std::string worker_id;           // empty: <hostname>-<pid>-<random>
+    // The handler's deadline in run(); 0: none. A task's own "timeout_ms" field, when its
+    // ready message has one, overrides it. Past the deadline the task is reported as a retry
+    // with reason "timeout", Task::cancelled() turns true and the thread takes the next task;
+    // the handler goes on in the background until it returns, its outcome discarded. With a
+    // deadline, handlers run on a thread of their own, and one that ignores cancellation must
+    // use nothing that ends when run() returns.
+    milliseconds timeout{0};
     // Receives one line for each problem the worker survives (Redis unavailable, a malformed
     // message set aside, a report that came too late). Empty: the line goes to stderr.
     std::function<void(const std::string&)> log;

@@ -119,9 +119,12 @@ class DoneMessages(unittest.TestCase):
         self.assertEqual(format_done(self.task, "extend", lease_ms=600_000),
                          f"42:{TOKEN} extend lease=10m")
 
-    def test_the_ready_message_is_kept_verbatim_with_its_fields(self):
+    def test_the_done_message_names_the_task_without_its_fields(self):
+        # The dispatcher reads "<id>:<token>" and the verb from the first two words; the
+        # processing list keeps the ready message verbatim, fields and all.
         task = parse_ready(f"42:{TOKEN} a=1 b")
-        self.assertEqual(done_message(task, ok()), f"42:{TOKEN} a=1 b ok")
+        self.assertEqual(done_message(task, ok()), f"42:{TOKEN} ok")
+        self.assertEqual(ready_message(task), f"42:{TOKEN} a=1 b")
 
     def test_reason_is_clipped_to_1000_bytes_on_a_character_boundary(self):
         self.assertEqual(clip_reason("x" * 1000), "x" * 1000)

@@ -117,6 +117,12 @@ def ready_message(task: Task) -> str:
     return percent_encode(task.raw_id or task.id) + ":" + task.token
 
 
+def done_head(task: Task) -> str:
+    """``<id>:<token>``: what a done message starts with (the ready message's fields are not
+    sent back; the dispatcher reads the task from the first word)."""
+    return ready_message(task).split(" ", 1)[0]
+
+
 def clip_reason(reason: str) -> str:
     """A reason as the dispatcher stores it: valid UTF-8, at most MAX_REASON_BYTES bytes,
     ending in ``...`` when cut (never in the middle of a character)."""
@@ -135,9 +141,9 @@ def format_done(
     lease_ms: Optional[int] = None,
     handler_ms: Optional[int] = None,
 ) -> str:
-    """``<ready message> <verb>[ <name>=<value>]...``, values percent-encoded; ``handler_ms``
+    """``<id>:<token> <verb>[ <name>=<value>]...``, values percent-encoded; ``handler_ms``
     (how long the handler ran) goes into ``ms=`` for the dispatcher's handler histogram."""
-    out = [ready_message(task), " ", verb]
+    out = [done_head(task), " ", verb]
 
     def field(name: str, value: str) -> None:
         out.extend((" ", name, "=", percent_encode(value)))

@@ -37,13 +37,17 @@ constexpr std::size_t kMaxShards = 256;
 std::string shard_batch_prefix(std::size_t shard);  // precondition: shard < kMaxShards
 std::size_t token_shard(std::string_view token);    // precondition: is_valid_token(token)
 
-// Ready message: "<id>:<token>", the id percent-encoded. parse_ready keeps the message in
-// Task::message; ready_message gives it back, formatting it for a task built by hand.
+// Ready message: "<id>:<token>[ <name>=<value>]...", the id and values percent-encoded, a
+// field without "=" standing for NULL. parse_ready keeps the message in Task::message and the
+// fields, whatever their names, in Task::fields; ready_message gives the message back,
+// formatting it for a task built by hand. done_head is "<id>:<token>" without the fields.
 std::string format_ready(std::string_view id, std::string_view token);
 std::optional<Task> parse_ready(std::string_view message, std::string& error);
 std::string ready_message(const Task& task);
+std::string done_head(const Task& task);
 
-// Done message: "<ready message> <verb>[ <name>=<value>]..." with percent-encoded values.
+// Done message: "<id>:<token> <verb>[ <name>=<value>]..." with percent-encoded values (the
+// ready message's fields are not sent back).
 //   ok      [<name>=<value>]...   values for the queue's on_success clause
 //   retry   [reason=<text>] [delay=<duration>]
 //   fail    [reason=<text>]
@@ -58,7 +62,7 @@ constexpr std::size_t kMaxMessageBytes = 64 * 1024;
 constexpr std::string_view kHandlerMsField = "ms";
 
 struct Done {
-    Task task;  // what this reports on; task.message is the ready message, verbatim
+    Task task;  // what this reports on; from parse_done, task.message is "<id>:<token>"
     Verb verb = Verb::success;
     std::vector<std::pair<std::string, std::string>> values;  // ok only
     std::string reason;                                       // retry, fail

@@ -369,6 +369,30 @@ TEST_CASE("ready message fields reach the handler as sent", "[conformance]") {
     s.stop(*hang);
 }
 
+TEST_CASE("a dispatcher of another protocol version is refused and nothing is taken",
+          "[conformance]") {
+    const Sdk& sdk = current_sdk();
+    INFO("sdk " << sdk.name);
+    Scenario s(sdk, 5);
+    REQUIRE(eventually(20s, [&] { return list_length(s.sys.redis, s.sys.keys().ready) == 5; }));
+    // The dispatcher announced the queue once, at its start: this field stays.
+    s.sys.redis.command({"HSET", s.sys.keys().meta, "protocol", "999"});
+    const auto ready = s.sys.redis.command({"LRANGE", s.sys.keys().ready, "0", "-1"});
+
+    auto w = s.worker("other-version", kStatus1);
+    auto status = w->process().wait(30s);
+    INFO("output:\n" << w->output());
+    REQUIRE(status);
+    CHECK(status->describe() == "exit code 1");
+    CHECK(w->output().find("the dispatcher speaks protocol version 999, this worker protocol "
+                           "version 1") != std::string::npos);
+    CHECK(w->handled().empty());
+    CHECK(s.sys.redis.command({"LRANGE", s.sys.keys().ready, "0", "-1"}).strings() ==
+          ready.strings());
+    CHECK(s.in_hand(*w) == 0);
+    CHECK(s.sys.redis.command({"EXISTS", s.sys.keys().heartbeat(w->id())}).integer() == 0);
+}
+
 TEST_CASE("a handler past its deadline is reported as a timeout", "[conformance]") {
     const Sdk& sdk = current_sdk();
     INFO("sdk " << sdk.name);

@@ -7,4 +7,8 @@ const { Worker } = require('./lib/worker');
 const { Nudger, nudge } = require('./lib/nudge');
 const { TIMEOUT_REASON } = require('./lib/handler_run');
 
-module.exports = { Worker, ok, retry, fail, Outcome, nudge, Nudger, RowpumpError, TIMEOUT_REASON };
+const { PROTOCOL_VERSION } = require('./lib/protocol_version');
+
+module.exports = {
+  Worker, ok, retry, fail, Outcome, nudge, Nudger, RowpumpError, TIMEOUT_REASON, PROTOCOL_VERSION,
+};

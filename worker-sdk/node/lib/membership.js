@@ -6,6 +6,7 @@ const { RowpumpError } = require('./errors');
 const { Connection, describeRedis, isReplicated, isReplyError, backoffMs } = require('./connections');
 const { scripts } = require('./scripts');
 const { formatWorkerInfo } = require('./worker_info');
+const { protocolMismatch } = require('./protocol_version');
 
 const QUEUE_POLL_MS = 200;
 
@@ -47,11 +48,14 @@ class Membership {
   async waitForQueue(client, deadline) {
     const { keys, options } = this.worker;
     for (;;) {
-      const [exists, values] = await Promise.all([
+      const [exists, values, protocol] = await Promise.all([
         client.command(['EXISTS', keys.meta]),
         client.command(['HGET', keys.meta, 'values']),
+        client.command(['HGET', keys.meta, 'protocol']),
       ]);
       if (exists === 1) {
+        const mismatch = protocolMismatch(protocol);
+        if (mismatch) throw new RowpumpError(`queue '${options.queue}': ${mismatch}`);
         this.worker.declared.update(values || '');
         return true;
       }

@@ -13,6 +13,7 @@ from .async_worker import AsyncWorker
 from .errors import ConnectionError, Error
 from .nudge import Nudger, nudge
 from .outcome import Outcome, fail, ok, retry
+from .protocol.protocol_version import PROTOCOL_VERSION
 from .redis_address import RedisAddress
 from .task import Task
 from .worker import Worker
@@ -20,6 +21,7 @@ from .worker import Worker
 __version__ = "0.3.0"
 
 __all__ = [
+    "PROTOCOL_VERSION",
     "AsyncWorker",
     "ConnectionError",
     "Error",

@@ -24,6 +24,7 @@ from ..errors import ConnectionError, Error
 from ..protocol import scripts
 from ..protocol.keys import Keys
 from ..protocol.outcome_check import DeclaredValues
+from ..protocol.protocol_version import protocol_mismatch
 from ..protocol.worker_info import format_worker_info
 
 QUEUE_POLL = 0.2
@@ -114,10 +115,14 @@ class Membership:
                 pipe = client.pipeline(transaction=False)
                 pipe.exists(self._keys.meta)
                 pipe.hget(self._keys.meta, "values")
+                pipe.hget(self._keys.meta, "protocol")
                 return pipe.execute()
 
-            exists, values = self._route.run(look)
+            exists, values, protocol = self._route.run(look)
             if exists:
+                mismatch = protocol_mismatch(protocol)
+                if mismatch:
+                    raise Error(f"queue '{self._options.queue}': {mismatch}")
                 self._declared.update(values or "")
                 return True
             now = time.monotonic()

@@ -14,8 +14,8 @@ void RowClaim::on_lead(RedisSide& redis, bool, bool) {
     for (const auto& claim : settled.not_landed) released += store_->release(claim);
     unknown_pushes_.clear();
     spdlog::info(
-        "queue {}: a push whose reply was lost: Redis holds {} of its batches ({} claims kept), "
-        "{} did not land ({} claims released)",
+        "queue {}: pushes whose outcome was unknown, as Redis holds them: {} landed ({} claims "
+        "kept), {} did not land ({} claims released)",
         queue_.label(), settled.landed.size(), kept, settled.not_landed.size(), released);
 }
 

@@ -15,7 +15,8 @@ UnknownPushes::Settled UnknownPushes::settle(RedisSide& redis) const {
     if (claims_.empty()) return settled;
     std::vector<std::string> messages;
     for (const auto& claim : claims_) {
-        for (const auto& row : claim.rows) messages.push_back(protocol::format_ready(row.id, row.token));
+        for (const auto& row : claim.rows)
+            messages.push_back(protocol::format_ready(row.id, row.token));
     }
     const auto found = redis.held(messages);
     const std::unordered_set<std::string> held(found.begin(), found.end());

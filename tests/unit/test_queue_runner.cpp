@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -11,6 +12,7 @@
 
 #include "rowpump/common/redis/redis.hpp"
 #include "rowpump/dispatcher/loop/queue_runner.hpp"
+#include "rowpump/dispatcher/loop/unknown_pushes.hpp"
 
 using namespace rowpump;
 
@@ -52,9 +54,10 @@ struct FakeRedisState {
     std::string holder;           // who holds the leader lock; "" for free: the runner takes it
     std::vector<DoneEntry> done;  // the done list
     std::vector<ReapedWorker> dead_workers;
-    enum class PushResult { ok, fails, refused } push_result = PushResult::ok;
+    // fails: the connection breaks before the push runs; reply_lost: after it ran.
+    enum class PushResult { ok, fails, reply_lost, refused } push_result = PushResult::ok;
     bool ack_refused = false;
-    std::vector<std::string> pushed;  // ready messages
+    std::vector<std::string> pushed;  // ready messages, all held (the ready list)
     std::vector<std::string> acked;   // done messages
     std::vector<std::string> set_aside;
     StatsDelta acked_stats;
@@ -89,6 +92,8 @@ public:
         }
         for (const auto& row : rows)
             state_.pushed.push_back(protocol::format_ready(row.id, row.token));
+        if (state_.push_result == FakeRedisState::PushResult::reply_lost)
+            throw redis::IoError("connection reset by peer");
         window.pushed = true;
         return window;
     }
@@ -109,7 +114,15 @@ public:
         state_.dead_workers.clear();
         return workers;
     }
-    std::vector<std::string> held(const std::vector<std::string>&) override { return {}; }
+    std::vector<std::string> held(const std::vector<std::string>& messages) override {
+        std::vector<std::string> found;
+        for (const auto& message : messages) {
+            if (std::find(state_.pushed.begin(), state_.pushed.end(), message) !=
+                state_.pushed.end())
+                found.push_back(message);
+        }
+        return found;
+    }
     std::vector<std::string> held_all() override { return {}; }
     void add_stats(const StatsDelta&) override {}
     void offer_standby() override {}
@@ -135,15 +148,23 @@ public:
     FakeRedisState redis;
 };
 
-// Records every hook by name; claims the rows it is given once.
+// Records every hook by name; claims the rows it is given once. Settles pushes whose outcome
+// is unknown as RowClaim does (UnknownPushes), giving back the rows of those that did not land.
 class FakePath : public ClaimPath {
 public:
     void open(MysqlSession&) override {}
     void close() override {}
     OutcomeRules outcome_rules() const override { return {}; }
-    void on_lead(RedisSide&, bool leading, bool took_free) override {
+    void on_lead(RedisSide& redis, bool leading, bool took_free) override {
         hooks.push_back(std::string("on_lead") + (leading ? " leading" : "") +
                         (took_free ? " took_free" : ""));
+        if (!unknown.any()) return;
+        const auto settled = unknown.settle(redis);
+        unknown.clear();
+        hooks.push_back("settled: " + std::to_string(settled.landed.size()) + " landed, " +
+                        std::to_string(settled.not_landed.size()) + " not");
+        for (const auto& claim : settled.not_landed)
+            given_back.insert(given_back.end(), claim.rows.begin(), claim.rows.end());
     }
     void on_lead_lost() override { hooks.push_back("on_lead_lost"); }
     void on_redis_lost() override { hooks.push_back("on_redis_lost"); }
@@ -164,9 +185,11 @@ public:
         return claimed;
     }
     void on_pushed() override { hooks.push_back("on_pushed " + std::to_string(claimed.size())); }
-    std::int64_t on_push_failed() override {
-        hooks.push_back("on_push_failed");
-        return static_cast<std::int64_t>(claimed.size());
+    void on_push_unknown() override {
+        hooks.push_back("on_push_unknown");
+        Claim claim;
+        claim.rows = claimed;
+        unknown.add(claim);
     }
     std::int64_t on_not_pushed() override {
         hooks.push_back("on_not_pushed");
@@ -182,7 +205,9 @@ public:
 
     std::vector<ClaimedRow> to_claim;  // what the next claim returns
     std::vector<ClaimedRow> claimed;
-    std::string stale_id;  // on_outcomes_taken marks the entry of this row stale
+    UnknownPushes unknown;
+    std::vector<ClaimedRow> given_back;  // claims of pushes that did not land
+    std::string stale_id;                // on_outcomes_taken marks the entry of this row stale
     bool beside = false;
     std::vector<std::string> hooks;
 };
@@ -273,16 +298,19 @@ TEST_CASE("QueueRunner: an outcome the path marks stale is acknowledged, not app
     CHECK(protocol::stat(bed.links.redis.acked_stats, protocol::kStatCompleted) == 1);
 }
 
-TEST_CASE("QueueRunner: a push that fails gives the claims back and reconnects Redis",
-          "[queue_runner]") {
+TEST_CASE(
+    "QueueRunner: a push that fails before it ran is found not landed on reconnect, and its "
+    "claims go back",
+    "[queue_runner]") {
     Bed bed;
     bed.path.to_claim = {{"1", kToken1}};
     bed.links.redis.push_result = FakeRedisState::PushResult::fails;
     bed.runner.step();
     CHECK(bed.path.hooks == std::vector<std::string>{"on_lead leading took_free",
                                                      "on_outcomes_taken 0", "before_claim 10",
-                                                     "claim", "on_push_failed", "on_redis_lost"});
+                                                     "claim", "on_push_unknown", "on_redis_lost"});
     CHECK(bed.links.redis.pushed.empty());
+    CHECK(bed.path.given_back.empty());  // not before Redis answers
     CHECK(bed.metrics.errors(ErrorKind::redis_connection) == 1);
 
     bed.links.redis.push_result = FakeRedisState::PushResult::ok;
@@ -291,8 +319,39 @@ TEST_CASE("QueueRunner: a push that fails gives the claims back and reconnects R
     bed.runner.step();
     CHECK(bed.links.redis.opened == 2);
     CHECK(bed.links.mysql.opened == 1);  // MySQL did not fail
+    CHECK(bed.path.hooks.at(1) == "settled: 0 landed, 1 not");
+    CHECK(bed.path.given_back.size() == 1);
     CHECK(bed.path.hooks.back() == "on_pushed 1");
     CHECK(bed.links.redis.pushed.size() == 1);
+}
+
+TEST_CASE(
+    "QueueRunner: a push whose reply is lost is found landed on reconnect, its claims kept, and "
+    "nothing is pushed twice",
+    "[queue_runner]") {
+    Bed bed;
+    bed.path.to_claim = {{"1", kToken1}, {"2", kToken2}};
+    bed.links.redis.push_result = FakeRedisState::PushResult::reply_lost;
+    bed.runner.step();
+    CHECK(bed.path.hooks == std::vector<std::string>{"on_lead leading took_free",
+                                                     "on_outcomes_taken 0", "before_claim 10",
+                                                     "claim", "on_push_unknown", "on_redis_lost"});
+    CHECK(bed.links.redis.pushed.size() == 2);  // it ran in Redis
+    CHECK(bed.metrics.errors(ErrorKind::redis_connection) == 1);
+
+    bed.links.redis.push_result = FakeRedisState::PushResult::ok;
+    bed.path.hooks.clear();
+    bed.runner.step();
+    CHECK(bed.links.redis.opened == 2);
+    CHECK(bed.path.hooks.at(1) == "settled: 1 landed, 0 not");
+    CHECK(bed.path.given_back.empty());
+    CHECK(bed.links.redis.pushed.size() == 2);  // once each
+
+    // Settled once: the next reconnect asks nothing.
+    bed.path.hooks.clear();
+    bed.runner.step();
+    CHECK(std::find(bed.path.hooks.begin(), bed.path.hooks.end(), "settled: 1 landed, 0 not") ==
+          bed.path.hooks.end());
 }
 
 TEST_CASE("QueueRunner: a push the leader lock refuses gives the claims back and the lead up",

@@ -97,10 +97,6 @@ Millis QueueRunner::step() {
         drop_redis();
         pause = failed(std::string("unexpected error: ") + e.what(), false);
     }
-    if (mysql_broken_) {  // the claim session failed beside a cycle that went on
-        mysql_.reset();
-        mysql_broken_ = false;
-    }
     metrics_.expect_progress(pause + kCycleLimit);
     health_.cycle_ended();
     return pause;
@@ -256,19 +252,16 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     PushWindow window;
     try {
         window = redis_->push(claimed);
-    } catch (const std::exception&) {
-        // Counted against the rate all the same: part of the batch may have reached Redis.
+    } catch (const std::exception& e) {
+        // Once sent, the push may have run in Redis with only its reply lost: whether it
+        // landed is asked when Redis is reached again (ClaimPath::on_lead), never guessed.
+        // Counted against the rate all the same.
         limiter_.record(Clock::now(), rows);
-        try {
-            const auto released = path_.on_push_failed();
-            spdlog::warn("queue {}: push failed; released {} claims", label_, released);
-        } catch (const sql::SQLException& e) {
-            spdlog::warn(
-                "queue {}: push failed and releasing the claims failed too ({}); {} rows wait "
-                "for their lease",
-                label_, describe(e), rows);
-            mysql_broken_ = true;
-        }
+        path_.on_push_unknown();
+        spdlog::warn(
+            "queue {}: the push of {} rows failed once sent ({}); their claims are kept until "
+            "Redis says whether it landed",
+            label_, rows, e.what());
         throw;
     }
     window_opens_ = Clock::now() + window.wait;

@@ -1,8 +1,23 @@
 #include "loop/row_claim.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
+
+void RowClaim::on_lead(RedisSide& redis, bool, bool) {
+    if (!unknown_pushes_.any()) return;
+    const auto settled = unknown_pushes_.settle(redis);
+    std::int64_t kept = 0, released = 0;
+    for (const auto& claim : settled.landed) kept += static_cast<std::int64_t>(claim.rows.size());
+    for (const auto& claim : settled.not_landed) released += store_->release(claim);
+    unknown_pushes_.clear();
+    spdlog::info(
+        "queue {}: pushes whose outcome was unknown, as Redis holds them: {} landed ({} claims "
+        "kept), {} did not land ({} claims released)",
+        queue_.label(), settled.landed.size(), kept, settled.not_landed.size(), released);
+}
 
 void RowClaim::before_claim(RedisSide& redis, std::int64_t capacity,
                             const std::vector<DoneEntry>&) {

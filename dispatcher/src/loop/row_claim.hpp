@@ -1,26 +1,30 @@
 #pragma once
 
 // claim: mysql: the claim is written to the row (token and lease end, ClaimStore), given back
-// when its push fails, and its lease renewed while the task is held in Redis (LeaseKeeper).
+// when its push is refused, or when a push whose outcome was unknown turns out not to have
+// landed (UnknownPushes), and its lease renewed while the task is held in Redis (LeaseKeeper).
 
 #include <memory>
 #include <optional>
 
 #include "rowpump/dispatcher/loop/claim_path.hpp"
 #include "rowpump/dispatcher/loop/lease_keeper.hpp"
+#include "rowpump/dispatcher/loop/unknown_pushes.hpp"
 #include "rowpump/dispatcher/mysql/claim_store.hpp"
 
 namespace rowpump {
 
 class RowClaim : public ClaimPath {
 public:
-    explicit RowClaim(const QueueConfig& queue) : lease_keeper_(queue) {}
+    explicit RowClaim(const QueueConfig& queue) : queue_(queue), lease_keeper_(queue) {}
 
     void open(MysqlSession& session) override { store_ = std::make_unique<ClaimStore>(session); }
     void close() override { store_.reset(); }
     OutcomeRules outcome_rules() const override { return {true, false}; }
 
-    void on_lead(RedisSide&, bool, bool) override {}
+    // Settles the pushes whose outcome was unknown: gives back the claims of those that did
+    // not land.
+    void on_lead(RedisSide& redis, bool, bool) override;
     void on_lead_lost() override {}
     void on_redis_lost() override {}
 
@@ -34,7 +38,7 @@ public:
                       const std::vector<DoneEntry>& reaped) override;
     const std::vector<ClaimedRow>& claim(std::int64_t capacity) override;
     void on_pushed() override {}
-    std::int64_t on_push_failed() override { return store_->release(claim_); }
+    void on_push_unknown() override { unknown_pushes_.add(claim_); }
     std::int64_t on_not_pushed() override { return store_->release(claim_); }
     void on_outcomes_finished(const std::vector<DoneEntry>&) override {}
 
@@ -42,9 +46,11 @@ public:
     std::vector<std::string> statements(const QueueSql& sql) const override;
 
 private:
+    const QueueConfig& queue_;
     std::unique_ptr<ClaimStore> store_;
     LeaseKeeper lease_keeper_;
     Claim claim_;  // the last one
+    UnknownPushes unknown_pushes_;
 };
 
 }  // namespace rowpump

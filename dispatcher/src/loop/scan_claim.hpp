@@ -38,12 +38,9 @@ public:
     // The rows to push, claimable and not in flight.
     const std::vector<ClaimedRow>& claim(std::int64_t capacity) override;
     void on_pushed() override { in_flight_.add(rows_); }
-    // Nothing was written: nothing to give back. What a push that failed half-way left in
-    // Redis is learned again.
-    std::int64_t on_push_failed() override {
-        in_flight_.forget();
-        return 0;
-    }
+    // Nothing was written: nothing to give back. Whether the push landed is learned again
+    // from Redis, with everything in flight.
+    void on_push_unknown() override { in_flight_.forget(); }
     std::int64_t on_not_pushed() override { return 0; }
     // Tasks whose outcome was applied (or found applied) leave the set; an extend's task is
     // still in hand.

@@ -32,7 +32,9 @@ public:
     virtual OutcomeRules outcome_rules() const = 0;
 
     // On taking the lead: after every connect, leading or not. `took_free`: the lead script
-    // ran and found the lock free (it may have lapsed while another pushed).
+    // ran and found the lock free (it may have lapsed while another pushed). A path that kept
+    // claims of a push whose outcome is unknown (on_push_unknown) settles them here, before
+    // any claim. Throws what RedisSide throws, and sql::SQLException.
     virtual void on_lead(RedisSide& redis, bool leading, bool took_free) = 0;
     // The lock was lost (a push or a trim refused), or the Redis connection dropped.
     virtual void on_lead_lost() = 0;
@@ -51,9 +53,10 @@ public:
     virtual const std::vector<ClaimedRow>& claim(std::int64_t capacity) = 0;
     // The rows of the last claim were pushed.
     virtual void on_pushed() = 0;
-    // The push failed (part of it may have reached Redis): gives the claims back; returns how
-    // many. Throws sql::SQLException when that fails.
-    virtual std::int64_t on_push_failed() = 0;
+    // The push failed once sent (the connection broke, or its reply made no sense): it may
+    // have run in Redis, its reply lost. Nothing is given back before Redis, reached again,
+    // tells whether it landed (on_lead); a push that landed is never pushed again.
+    virtual void on_push_unknown() = 0;
     // The push was refused (the lock or the window): no row reached Redis; gives the claims
     // back, returns how many.
     virtual std::int64_t on_not_pushed() = 0;

@@ -84,8 +84,7 @@ private:
     ClaimPath& path_;
     std::unique_ptr<MysqlSide> mysql_;
     std::unique_ptr<RedisSide> redis_;
-    bool mysql_broken_ = false;  // a claim's release failed: mysql_ goes after the cycle
-    Reaper reaper_;              // tasks taken back from dead workers
+    Reaper reaper_;  // tasks taken back from dead workers
     Leadership leadership_;
     RateLimiter limiter_;
     TimePoint window_opens_{};  // when the push window in Redis takes another row

@@ -284,7 +284,7 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     // (The window in Redis says the same; this copy also holds when Redis loses it.)
     limiter_.record(Clock::now(), rows);
     metrics_.add(Counter::dispatched, rows);
-    metrics_.pushed(claim.rows, Clock::now() - claim_started);
+    metrics_.pushed(claimed, Clock::now() - claim_started);
     leadership_.renewed();
     health_.add_dispatched(rows);
     spdlog::debug("queue {}: dispatched {} rows (capacity {}) in {} ms", label_, rows, capacity,

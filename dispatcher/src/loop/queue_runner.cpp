@@ -293,7 +293,7 @@ Millis QueueRunner::cycle() {
     }
     // A claim that found fewer rows than it could take: a nudge says more have come.
     nudge_wakes_ = !paused && capacity > claimed;
-    if (applied == kDoneBatch || (capacity > 0 && claimed == capacity)) {
+    if (applied == kDoneBatch || inbox.more || (capacity > 0 && claimed == capacity)) {
         idle_.reset();  // more is waiting
         return Millis(0);
     }
@@ -440,7 +440,7 @@ AppliedCounts QueueRunner::apply_isolating(QueueStore& store, std::vector<DoneEn
     try {
         return store.apply(outcomes);
     } catch (const sql::SQLException& e) {
-        if (is_connection_error(e) || !is_data_error(e)) throw;
+        if (!is_row_error(e)) throw;
     }
     AppliedCounts counts;
     for (auto& entry : entries) {
@@ -448,7 +448,7 @@ AppliedCounts QueueRunner::apply_isolating(QueueStore& store, std::vector<DoneEn
         try {
             counts += store.apply({*entry.done});
         } catch (const sql::SQLException& e) {
-            if (is_connection_error(e) || !is_data_error(e)) throw;
+            if (!is_row_error(e)) throw;
             entry.error = describe(e);
         }
     }

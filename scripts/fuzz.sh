@@ -22,7 +22,7 @@ while (($#)); do
     shift
 done
 ((${#targets[@]})) || targets=(done_message ready_message duration_rate percent_encoding
-                               config_loader sql_fragment)
+                               config_loader sql_fragment queue_hashes)
 
 started=$SECONDS
 "$ROWPUMP_ROOT/scripts/install-deps.sh"

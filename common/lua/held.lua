@@ -8,7 +8,8 @@
 --   KEYS[1] ready list, KEYS[2] done list, KEYS[3] workers set, KEYS[4] (a shard's runner
 --           only) the queue's done list, where reports wait to be routed
 --   ARGV[1] processing key prefix, ARGV[2..] ready messages
---   returns the messages it found; given none, every message held
+--   returns the messages it found; given none, every message held (a key of another type than
+--           it should be holds none)
 local wanted, left, all = {}, 0, #ARGV == 1
 for i = 2, #ARGV do
   if not wanted[ARGV[i]] then left = left + 1 end
@@ -26,6 +27,7 @@ local function look(message)
 end
 local function scan(key, reported)
   if left == 0 and not all then return end
+  if redis.call('TYPE', key)['ok'] ~= 'list' then return end
   for _, message in ipairs(redis.call('LRANGE', key, 0, -1)) do
     if reported then
       local space = string.find(message, ' ', 1, true)
@@ -36,8 +38,10 @@ local function scan(key, reported)
   end
 end
 scan(KEYS[1], false)
-for _, worker in ipairs(redis.call('SMEMBERS', KEYS[3])) do
-  scan(ARGV[1] .. worker, false)
+if redis.call('TYPE', KEYS[3])['ok'] == 'set' then
+  for _, worker in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+    scan(ARGV[1] .. worker, false)
+  end
 end
 scan(KEYS[2], true)
 if KEYS[4] then scan(KEYS[4], true) end

@@ -10,7 +10,16 @@
 --           caller took a free lock, else '0' (it renewed its own, or another holds it)}: a
 --           leader that takes a free lock lost it at some point, and another may have led
 --           meanwhile
-local holder = redis.call('GET', KEYS[1])
+-- A key no dispatcher wrote (not a string, or another's id without an expiry: this script
+-- always sets one) holds no lock: it is taken as free.
+local holder = redis.pcall('GET', KEYS[1])
+if type(holder) == 'table' and holder['err'] then
+  redis.call('DEL', KEYS[1])
+  holder = false
+elseif holder and holder ~= ARGV[1] and redis.call('PTTL', KEYS[1]) == -1 then
+  redis.call('DEL', KEYS[1])
+  holder = false
+end
 if holder and holder ~= ARGV[1] then return {holder, '0'} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if holder then return {ARGV[1], '0'} end

@@ -6,9 +6,9 @@
 -- the ready list (with shards, several dispatchers push to one ready list); records the push in
 -- the window, counts the rows in the stats hash and renews the lock. With no messages it only
 -- reads the window. The window list holds one entry "<server time in us>:<rows>" per push,
--- oldest first, stamped when the push has landed; an entry leaves it `period` later. Times are
--- the Redis server's: if its clock is set back, pushes wait for the step too (the limit stays
--- strict).
+-- oldest first, stamped when the push has landed; an entry leaves it `period` later; an entry
+-- of another form is skipped, and a window key that is not a list deleted. Times are the Redis
+-- server's: if its clock is set back, pushes wait for the step too (the limit stays strict).
 --   KEYS[1] ready list, KEYS[2] window list, KEYS[3] stats hash, KEYS[4] leader key
 --   ARGV[1] rate count (0: no limit), ARGV[2] rate period in us, ARGV[3] stats field,
 --   ARGV[4] caller's id, ARGV[5] leader lock expiry in ms, ARGV[6] most ready messages the
@@ -23,14 +23,22 @@ end
 if redis.call('GET', KEYS[4]) ~= ARGV[4] then return {'-1', '0', '0'} end
 local count, per, n = tonumber(ARGV[1]), tonumber(ARGV[2]), #ARGV - 6
 local inside, rows, gone, now = {}, 0, 0, server_micros()
+-- An entry this script wrote: "<at>:<rows>", two whole numbers, rows at most the rate's count.
+-- Anything else (written by another client) is nil, skipped, and trimmed once at the head.
+local function parse(entry)
+  local at, n = string.match(entry, '^(%d%d?%d?%d?%d?%d?%d?%d?%d?%d?%d?%d?%d?%d?%d?%d?):(%d+)$')
+  at, n = tonumber(at), tonumber(n)
+  if at and n and n <= count then return at, n end
+end
 if count > 0 then
+  local kind = redis.call('TYPE', KEYS[2])['ok']
+  if kind ~= 'list' and kind ~= 'none' then redis.call('DEL', KEYS[2]) end
   for _, entry in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-    local sep = string.find(entry, ':', 1, true)
-    local at = tonumber(string.sub(entry, 1, sep - 1))
-    if at + per <= now then
+    local at, n = parse(entry)
+    if not at or at + per <= now then
       if #inside == 0 then gone = gone + 1 end
     else
-      rows = rows + tonumber(string.sub(entry, sep + 1))
+      rows = rows + n
       inside[#inside + 1] = {at, rows}
     end
   end

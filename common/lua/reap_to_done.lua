@@ -9,7 +9,8 @@
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-local taken = redis.call('LRANGE', KEYS[2], 0, -1)
+local taken = {}
+if redis.call('TYPE', KEYS[2])['ok'] == 'list' then taken = redis.call('LRANGE', KEYS[2], 0, -1) end
 for i = 1, #taken do taken[i] = taken[i] .. ARGV[2] end
 for i = 1, #taken, 1000 do
   redis.call('RPUSH', KEYS[4], unpack(taken, i, math.min(i + 999, #taken)))

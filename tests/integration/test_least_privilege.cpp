@@ -2,8 +2,13 @@
 // admin user; `check`, `run`, `status`, `dead` and `retry` as a MySQL user holding only the
 // README's GRANT on the task table and the README's Redis ACL line for the dispatcher; the
 // workers (the SDK in this process, the example worker with its password in a file) with the
-// worker line. The GRANTs and ACL lines are read from README.md, so the two cannot drift.
+// worker line (a queue's own). The GRANTs and ACL lines are read from README.md, so the two
+// cannot drift. The worker line is also walked through the worker's side of the protocol as it
+// stands and with each of its words taken out.
 
+#include <signal.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -11,16 +16,20 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "rowpump/common/protocol/queue_gauges.hpp"
+#include "rowpump/common/protocol/scripts.hpp"
 #include "rowpump/testing/e2e_system.hpp"
 #include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/log_lines.hpp"
+#include "rowpump/testing/queue_redis.hpp"
+#include "rowpump/testing/readme_acl.hpp"
 
 using namespace rowpump::testing;
 using nlohmann::json;
@@ -31,7 +40,7 @@ namespace {
 constexpr std::int64_t kRows = 300;
 constexpr std::int64_t kDeadId = 42;  // the SDK worker fails it once
 constexpr const char* kDispatcherUser = "rowpump";
-constexpr const char* kWorkerUser = "rowpump-worker";
+constexpr const char* kWorkerUser = "rowpump-worker-users";
 // MySQL accounts with README's grants for 'rowpump' and 'rowpump_admin' (the test bed's own
 // all-privileges user is already called rowpump).
 constexpr const char* kRunAccount = "rowpump_run";
@@ -42,34 +51,23 @@ std::string password_of(const std::string& user) {
 }
 
 // The one line of README.md that starts with `prefix` and contains `part`.
-std::string readme_line(const std::string& prefix, const std::string& part = "") {
-    std::istringstream readme(read_file(std::string(ROWPUMP_SOURCE_DIR) + "/README.md"));
-    std::vector<std::string> found;
-    for (std::string line; std::getline(readme, line);) {
-        if (line.rfind(prefix, 0) == 0 && line.find(part) != std::string::npos)
-            found.push_back(line);
-    }
-    if (found.size() != 1) {
-        throw std::runtime_error("README.md has " + std::to_string(found.size()) +
-                                 " lines starting with '" + prefix + "' with '" + part +
-                                 "', expected one");
-    }
-    return found[0];
+std::string line_of_readme(const std::string& prefix, const std::string& part = "") {
+    return rowpump::testing::readme_line(std::string(ROWPUMP_SOURCE_DIR) + "/README.md", prefix,
+                                         part);
+}
+
+std::vector<std::string> readme_acl_words(const std::string& user) {
+    return acl_words(line_of_readme("user " + user + " "));
 }
 
 // README's ACL line for `user` as an ACL SETUSER command, with the user's own password.
 std::vector<std::string> readme_acl_setuser(const std::string& user) {
-    std::istringstream words(readme_line("user " + user + " "));
-    std::vector<std::string> command{"ACL", "SETUSER"};
-    std::string word;
-    words >> word;  // "user"
-    while (words >> word) command.push_back(word[0] == '>' ? ">" + password_of(user) : word);
-    return command;
+    return acl_setuser(user, readme_acl_words(user), password_of(user));
 }
 
 // "SELECT, UPDATE" from README's "GRANT SELECT, UPDATE ON app.t TO 'user'@'%';".
 std::string readme_privileges(const std::string& user) {
-    const std::string line = readme_line("GRANT ", "TO '" + user + "'@");
+    const std::string line = line_of_readme("GRANT ", "TO '" + user + "'@");
     const auto on = line.find(" ON ");
     if (on == std::string::npos) throw std::runtime_error("no ' ON ' in: " + line);
     return line.substr(6, on - 6);
@@ -331,4 +329,155 @@ TEST_CASE(
         CHECK(result.status.code() == c.exit_code);
         CHECK(result.err.find(c.error) != std::string::npos);
     }
+}
+
+namespace {
+
+// The worker's side of the protocol, step by step, as a worker of queue "users" logged in as
+// `user`, against scripts the dispatcher loaded: "" when every step went through, else the
+// first step refused and why.
+std::string walk_worker_protocol(const RedisServer& server, const std::string& user) {
+    namespace protocol = rowpump::protocol;
+    auto admin = server.connect();
+    admin.command({"FLUSHALL"});
+    rowpump::redis::Script::load(admin, {&protocol::kTakeScript, &protocol::kCompleteScript,
+                                         &protocol::kGiveBackScript, &protocol::kLeaveScript});
+    const auto keys = protocol::keys_for("users");
+    admin.command({"HSET", keys.meta, "values", "status", "lease", "60s"});
+    admin.command({"RPUSH", keys.ready, "1:a", "2:b", "3:c", "4:d", "5:e"});
+    const std::string processing = keys.processing("w");
+    const std::string heartbeat = keys.heartbeat("w");
+    auto sha = [](const rowpump::redis::Script& script) { return std::string(script.sha1()); };
+    const std::vector<std::pair<std::string, std::vector<std::string>>> steps{
+        {"heartbeat", {"SET", heartbeat, "w", "PX", "10000"}},
+        {"join", {"SADD", keys.workers, "w"}},
+        {"queue known", {"EXISTS", keys.meta}},
+        {"declared values", {"HGET", keys.meta, "values"}},
+        {"take, blocking", {"BLMOVE", keys.ready, processing, "LEFT", "RIGHT", "0.1"}},
+        {"take one", {"LMOVE", keys.ready, processing, "LEFT", "RIGHT"}},
+        {"take several", {"EVALSHA", sha(protocol::kTakeScript), "2", keys.ready, processing, "2"}},
+        {"report",
+         {"EVALSHA", sha(protocol::kCompleteScript), "2", processing, keys.done, "1:a",
+          "1:a ok status=1"}},
+        {"set aside",
+         {"EVALSHA", sha(protocol::kCompleteScript), "2", processing, keys.bad, "2:b", "2:b"}},
+        {"extend", {"RPUSH", keys.done, "3:c extend lease=1m"}},
+        {"list held tasks", {"LRANGE", processing, "0", "-1"}},
+        {"give back", {"EVALSHA", sha(protocol::kGiveBackScript), "2", processing, keys.ready}},
+        {"nudge", {"PUBLISH", keys.nudge, "1"}},
+        {"leave",
+         {"EVALSHA", sha(protocol::kLeaveScript), "3", heartbeat, processing, keys.workers, "w"}},
+    };
+    rowpump::RedisAddress address = server.options();
+    address.user = user;
+    address.password = password_of(user);
+    auto worker = rowpump::redis::Connection::connect(address);
+    for (const auto& [step, command] : steps) {
+        try {
+            worker.command(command);
+        } catch (const rowpump::redis::ReplyError& e) {
+            return step + ": " + e.what();
+        }
+    }
+    // Each step did its part: everything left went back to the ready list, the worker left.
+    if (list_length(admin, keys.ready) != 3 || list_length(admin, keys.done) != 2 ||
+        list_length(admin, keys.bad) != 1 || admin.command({"EXISTS", heartbeat}).integer() != 0 ||
+        admin.command({"SCARD", keys.workers}).integer() != 0) {
+        return "the walk went through but left the keys in another state";
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "least privilege: README's worker line walks the worker's protocol and without any one of its "
+    "words is refused",
+    "[privilege]") {
+    RedisServer server;
+    auto admin = server.connect();
+    const auto words = readme_acl_words(kWorkerUser);
+    admin.command(acl_setuser(kWorkerUser, words, password_of(kWorkerUser)));
+    CHECK(walk_worker_protocol(server, kWorkerUser).empty());
+
+    // Each permission out, one at a time (a selector's words one by one, the rest of the
+    // selector kept).
+    std::vector<std::vector<std::string>> fewer;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        const auto& word = words[i];
+        if (word == "reset" || word == "on" || word[0] == '>') continue;
+        if (word.front() != '(') {
+            auto line = words;
+            line.erase(line.begin() + static_cast<std::ptrdiff_t>(i));
+            fewer.push_back(line);
+            continue;
+        }
+        const auto inner = acl_words("user x " + word.substr(1, word.size() - 2));
+        for (std::size_t j = 0; j < inner.size(); ++j) {
+            std::string selector = "(";
+            for (std::size_t k = 0; k < inner.size(); ++k) {
+                if (k == j) continue;
+                selector += (selector.size() > 1 ? " " : "") + inner[k];
+            }
+            auto line = words;
+            line[i] = selector + ")";
+            fewer.push_back(line);
+        }
+    }
+    CHECK(fewer.size() >= 20);
+    for (const auto& line : fewer) {
+        admin.command({"ACL", "DELUSER", kWorkerUser});
+        admin.command(acl_setuser(kWorkerUser, line, password_of(kWorkerUser)));
+        const auto refused = walk_worker_protocol(server, kWorkerUser);
+        INFO("user " << kWorkerUser << " " << Catch::Detail::stringify(line));
+        // A command a script calls is refused as "... can't run this command ...".
+        CHECK_THAT(refused, Catch::Contains("NOPERM") ||
+                                Catch::Contains("The user executing the script can't run"));
+    }
+}
+
+TEST_CASE(
+    "least privilege: a worker that may not EVAL waits after Redis lost its scripts until the "
+    "dispatcher loads them again",
+    "[privilege]") {
+    constexpr std::int64_t kRows = 200;
+    E2eSystem sys(e2e_queue(), kRows);
+    sys.redis.command(readme_acl_setuser(kWorkerUser));
+    rowpump::WorkerOptions options;
+    options.redis = redis_login(sys.bed.redis, kWorkerUser);
+    options.queue = "users";
+    options.worker_id = "sdk";
+    options.batch = 4;
+    std::mutex log_mutex;
+    std::vector<std::string> log;
+    options.log = [&](const std::string& line) {
+        std::lock_guard<std::mutex> lock(log_mutex);
+        log.push_back(line);
+    };
+    rowpump::Worker worker(options);
+    RunningWorker running(worker, [](const rowpump::Task&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return Outcome::success({{"status", "1"}});
+    });
+    REQUIRE(eventually(30s, [&] { return count(sys.db, "status = 1") > 0; }));
+    // Redis loses its scripts (a restart, or a replica that never ran them) while the
+    // dispatcher is frozen: the worker's next EVALSHA gets NOSCRIPT, and its EVAL is refused.
+    sys.dispatcher->signal(SIGSTOP);
+    sys.redis.command({"SCRIPT", "FLUSH"});
+    auto logged_waiting = [&] {
+        std::lock_guard<std::mutex> lock(log_mutex);
+        return std::any_of(log.begin(), log.end(), [](const std::string& line) {
+            return line.find("may not run EVAL; waiting for a dispatcher to load the scripts") !=
+                   std::string::npos;
+        });
+    };
+    const bool waited = eventually(20s, logged_waiting);
+    sys.dispatcher->signal(SIGCONT);
+    CHECK(waited);
+    insert_e2e_rows(sys.db, kRows + 1, kRows);
+    const bool done = eventually(60s, [&] { return sys.rows_left() == 0; });
+    std::lock_guard<std::mutex> lock(log_mutex);
+    INFO("SDK log: " << Catch::Detail::stringify(log) << "; " << sys.dispatcher->log_tail());
+    REQUIRE(done);
+    CHECK(sys.rows_not_run_once() == 0);
 }

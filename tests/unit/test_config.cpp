@@ -86,6 +86,7 @@ TEST_CASE("a minimal config gets the documented defaults", "[config]") {
     CHECK(q.order_by.empty());
     CHECK(q.batch == 1000);
     CHECK(q.lease == Millis(60000));
+    CHECK(q.max_lease == Millis(24 * 60 * 60 * 1000));
     CHECK(q.max_backlog == 10000);
     CHECK_FALSE(q.rate);
     CHECK_FALSE(q.on_success);
@@ -119,6 +120,7 @@ queues:
     order_by: updated_time DESC, user_id
     batch: 100000
     lease: 1m30s
+    max_lease: 2h
     max_backlog: 20000
     rate: "1/3s"
     on_success: "status = :status, note = :note, updated_time = NOW(3), again = :status"
@@ -159,6 +161,7 @@ queues:
     CHECK_FALSE(q.order_by[1].descending);
     CHECK(q.batch == 100000);
     CHECK(q.lease == Millis(90000));
+    CHECK(q.max_lease == Millis(2 * 60 * 60 * 1000));
     CHECK(q.max_backlog == 20000);
     REQUIRE(q.rate);
     CHECK(q.rate->count == 1);
@@ -200,10 +203,11 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
         "mysql: { user: u, database: d }\nredis: { db: 1 }\n", 2, "redis.db",
         "unknown key (expected one of: host, port, sentinels, master, cluster, user, password, "
         "connect_timeout)");
-    CHECK_CONFIG_ERROR(with_queue_lines("    bacth: 5\n"), 7, "queues.q.bacth",
-                       "unknown key (expected one of: table, id, due, order_by, batch, lease, "
-                       "max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "
-                       "leader_timeout, columns, due_since, shards, claim)");
+    CHECK_CONFIG_ERROR(
+        with_queue_lines("    bacth: 5\n"), 7, "queues.q.bacth",
+        "unknown key (expected one of: table, id, due, order_by, batch, lease, "
+        "max_lease, max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "
+        "leader_timeout, columns, due_since, shards, claim)");
     CHECK_CONFIG_ERROR(with_queue_lines("    retry:\n      base: 1s\n      kap: 5m\n"), 9,
                        "queues.q.retry.kap",
                        "unknown key (expected one of: base, cap, max_attempts, max_delay)");

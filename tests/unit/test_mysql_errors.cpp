@@ -26,6 +26,26 @@ TEST_CASE("MySQL errors are sorted into connection, lock conflict and data error
     CHECK_FALSE(rowpump::is_data_error(gone));
 }
 
+TEST_CASE("an error one row's values may cause isolates that row; the statement's do not",
+          "[mysql]") {
+    const sql::SQLException regexp("Regex error 'missing closing parenthesis'", "42000", 1139);
+    const sql::SQLException out_of_range("Out of range value for column 'status'", "22003", 1264);
+    const sql::SQLException no_table("Table 'app.x' doesn't exist", "42S02", 1146);
+    const sql::SQLException no_column("Unknown column 'x' in 'field list'", "42S22", 1054);
+    const sql::SQLException denied("UPDATE command denied to user", "42000", 1142);
+    const sql::SQLException read_only("The MariaDB server is running with --read-only", "HY000",
+                                      1290);
+    const sql::SQLException deadlock("Deadlock found when trying to get lock", "40001", 1213);
+    const sql::SQLException gone("MySQL server has gone away", "HY000", 2006);
+
+    CHECK(rowpump::is_row_error(regexp));
+    CHECK(rowpump::is_row_error(out_of_range));
+    for (const auto* e : {&no_table, &no_column, &denied, &read_only, &deadlock, &gone}) {
+        INFO(e->getErrorCode());
+        CHECK_FALSE(rowpump::is_row_error(*e));
+    }
+}
+
 TEST_CASE("a lock conflict is retried at once, a few times; other errors are not", "[mysql]") {
     const sql::SQLException deadlock("Deadlock found when trying to get lock", "40001", 1213);
     const sql::SQLException out_of_range("Out of range value for column 'status'", "22003", 1264);

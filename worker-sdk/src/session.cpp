@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -75,15 +76,39 @@ redis::Reply Session::read_reply() {
     return guarded(milliseconds{0}, [](redis::Connection& c) { return c.read_reply(); });
 }
 
+namespace {
+
+bool is_noperm(const redis::ReplyError& e) {
+    return std::string_view(e.what()).rfind("NOPERM", 0) == 0;
+}
+
+}  // namespace
+
 redis::Reply Session::eval(const redis::Script& script, const std::vector<std::string>& keys,
                            const std::vector<std::string>& args) {
-    return guarded(milliseconds{0},
-                   [&](redis::Connection& c) { return script.eval(c, keys, args); });
+    try {
+        return guarded(milliseconds{0},
+                       [&](redis::Connection& c) { return script.eval(c, keys, args); });
+    } catch (const redis::ReplyError& e) {
+        // EVALSHA found no script, and EVAL is refused: this user runs loaded scripts only.
+        if (!is_noperm(e) || std::string_view(e.what()).find("'eval'") == std::string_view::npos)
+            throw;
+        throw redis::ReplyError(
+            "Redis does not have script " + std::string(script.sha1()) +
+            " loaded (lost after a restart or failover) and this Redis user may not run EVAL; "
+            "waiting for a dispatcher to load the scripts again (" +
+            e.what() + ")");
+    }
 }
 
 void Session::load(const std::vector<const redis::Script*>& scripts) {
     guarded(milliseconds{0}, [&](redis::Connection& c) {
-        redis::Script::load(c, scripts);
+        try {
+            redis::Script::load(c, scripts);
+        } catch (const redis::ReplyError& e) {
+            // A user that may not load scripts runs those the dispatcher loaded for it.
+            if (!is_noperm(e)) throw;
+        }
         return 0;
     });
 }

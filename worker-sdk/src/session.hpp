@@ -36,10 +36,14 @@ public:
     // For blocking commands: makes sure the socket timeout exceeds the command's own.
     redis::Reply blocking_command(const std::vector<std::string>& args, milliseconds block);
     std::vector<redis::Reply> pipeline(const std::vector<std::vector<std::string>>& commands);
-    // redis::Script::eval: EVALSHA, falling back to EVAL after a Redis restart.
+    // redis::Script::eval: EVALSHA, falling back to EVAL after a Redis restart. When that EVAL
+    // is refused (a user that may run only loaded scripts, README "Least privilege"), throws a
+    // redis::ReplyError that says so: the callers retry with backoff, and the dispatcher loads
+    // the scripts again when it finds them gone.
     redis::Reply eval(const redis::Script& script, const std::vector<std::string>& keys,
                       const std::vector<std::string>& args);
-    // redis::Script::load, so the first EVALSHAs find the scripts.
+    // redis::Script::load, so the first EVALSHAs find the scripts; a user that may not load
+    // scripts (NOPERM) relies on the dispatcher, which loads them all.
     void load(const std::vector<const redis::Script*>& scripts);
 
     // Pipelining by hand, for replies that must be looked at one by one.

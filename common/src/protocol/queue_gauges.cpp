@@ -56,8 +56,9 @@ std::vector<DispatcherEntry> parse_dispatchers(const std::vector<std::string>& f
         const auto space = value.find(' ');
         if (space == std::string::npos) continue;
         const auto at = to_int(value.substr(space + 1));
-        if (!at) continue;
-        out.push_back({fields[i], value.substr(0, space), *at});
+        const auto role = value.substr(0, space);
+        if (!at || fields[i].empty() || (role != "leader" && role != "standby")) continue;
+        out.push_back({fields[i], role, *at});
     }
     return out;
 }

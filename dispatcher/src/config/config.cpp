@@ -89,9 +89,9 @@ void read_poll(const Reader& r, const Item& item, QueueConfig& queue) {
 }
 
 const std::vector<std::string_view> kQueueKeys = {
-    "table",   "id",         "due",     "order_by", "batch", "lease",         "max_backlog",
-    "rate",    "on_success", "on_dead", "retry",    "poll",  "reap_interval", "leader_timeout",
-    "columns", "due_since",  "shards",  "claim"};
+    "table",          "id",      "due",        "order_by", "batch", "lease", "max_lease",
+    "max_backlog",    "rate",    "on_success", "on_dead",  "retry", "poll",  "reap_interval",
+    "leader_timeout", "columns", "due_since",  "shards",   "claim"};
 
 // table, id, due, order_by, on_success, on_dead: what goes into SQL text.
 void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
@@ -121,11 +121,12 @@ void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
     if (auto v = map.get("due_since")) queue.due_since = read_fragment_without_placeholders(r, *v);
 }
 
-// batch, lease, max_backlog, rate, retry, poll, reap_interval, leader_timeout: how fast and
-// how much.
+// batch, lease, max_lease, max_backlog, rate, retry, poll, reap_interval, leader_timeout: how fast
+// and how much.
 void read_queue_pacing(const Reader& r, const Map& map, QueueConfig& queue) {
     if (auto v = map.get("batch")) queue.batch = static_cast<int>(r.integer(*v, 1, 100000));
     if (auto v = map.get("lease")) queue.lease = r.positive_duration(*v);
+    if (auto v = map.get("max_lease")) queue.max_lease = r.positive_duration(*v);
     if (auto v = map.get("max_backlog")) {
         queue.max_backlog = r.integer(*v, 1, std::numeric_limits<std::int64_t>::max());
     }

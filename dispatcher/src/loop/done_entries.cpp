@@ -19,7 +19,7 @@ AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries) 
     try {
         return store.apply(outcomes);
     } catch (const sql::SQLException& e) {
-        if (is_connection_error(e) || !is_data_error(e)) throw;
+        if (!is_row_error(e)) throw;
     }
     AppliedCounts counts;
     for (auto& entry : entries) {
@@ -27,7 +27,7 @@ AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries) 
         try {
             counts += store.apply({*entry.done});
         } catch (const sql::SQLException& e) {
-            if (is_connection_error(e) || !is_data_error(e)) throw;
+            if (!is_row_error(e)) throw;
             entry.error = describe(e);
         }
     }

@@ -6,6 +6,8 @@
 
 #include <random>
 
+#include "rowpump/common/log_text.hpp"
+
 namespace rowpump {
 
 namespace {
@@ -30,9 +32,9 @@ bool Leadership::update(const std::string& holder) {
         spdlog::info("queue {}: took the leader lock as {} (leader_timeout {}); dispatching",
                      queue_, id_, format_duration(timeout_));
     } else if (!leading && leading_) {
-        spdlog::info("queue {}: lost the leader lock to {}; standing by", queue_, holder);
+        spdlog::info("queue {}: lost the leader lock to {}; standing by", queue_, log_text(holder));
     } else if (!leading && holder != holder_) {
-        spdlog::info("queue {}: {} holds the leader lock; standing by", queue_, holder);
+        spdlog::info("queue {}: {} holds the leader lock; standing by", queue_, log_text(holder));
     }
     leading_ = leading;
     holder_ = holder;

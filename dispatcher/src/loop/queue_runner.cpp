@@ -231,7 +231,7 @@ Millis QueueRunner::cycle() {
     }
     // A claim that found fewer rows than it could take: a nudge says more have come.
     nudge_wakes_ = !paused && capacity > claimed;
-    if (applied == kDoneBatch || (capacity > 0 && claimed == capacity)) {
+    if (applied == kDoneBatch || inbox.more || (capacity > 0 && claimed == capacity)) {
         idle_.reset();  // more is waiting
         return Millis(0);
     }

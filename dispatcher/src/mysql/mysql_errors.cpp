@@ -57,6 +57,38 @@ bool is_data_error(const sql::SQLException& e) {
     }
 }
 
+bool is_row_error(const sql::SQLException& e) {
+    if (is_connection_error(e) || is_lock_conflict(e)) return false;
+    switch (e.getErrorCode()) {
+        case 1021:  // disk full
+        case 1030:  // storage engine error
+        case 1036:  // table is read only
+        case 1037:  // out of memory
+        case 1038:  // out of sort memory
+        case 1040:  // too many connections
+        case 1041:  // out of memory
+        case 1044:  // access denied to the database
+        case 1045:  // access denied
+        case 1054:  // unknown column
+        case 1064:  // syntax error
+        case 1114:  // table is full
+        case 1142:  // command denied on the table
+        case 1143:  // command denied on a column
+        case 1146:  // table does not exist
+        case 1180:  // error on commit
+        case 1181:  // error on rollback
+        case 1290:  // --read-only and the like
+        case 1317:  // query interrupted
+        case 1792:  // read-only transaction
+        case 1836:  // read-only mode
+        case 1969:  // max_statement_time exceeded (MariaDB)
+        case 3024:  // max_execution_time exceeded (MySQL)
+            return false;
+        default:
+            return true;
+    }
+}
+
 std::string describe(const sql::SQLException& e) {
     if (e.getErrorCode() == kUnsupportedServerError)
         return "unsupported server: " + std::string(e.what());

@@ -1,12 +1,20 @@
 #include "rowpump/dispatcher/redis/redis_queue.hpp"
 
 #include <algorithm>
+#include <string_view>
 
+#include <spdlog/spdlog.h>
+
+#include "rowpump/common/duration.hpp"
 #include "rowpump/common/protocol/scripts.hpp"
 
 namespace rowpump {
 
 namespace {
+
+// Most bytes of done messages read per cycle (take_done.lua): a thousand reports of a few
+// hundred bytes fit many times over; a thousand of the longest allowed would be 64 MiB.
+constexpr std::int64_t kDoneBytesPerCycle = 4 * 1024 * 1024;
 
 std::vector<std::string> refused_messages(const std::vector<DoneEntry>& entries) {
     std::vector<std::string> refused;
@@ -32,6 +40,22 @@ void apply_as_failed_attempt(DoneEntry& entry, std::string problem) {
     }
     done.values.clear();
     entry.problem = std::move(problem);
+}
+
+// Every script of the protocol, the workers' too: a worker whose Redis user may not load
+// scripts (README, "Least privilege") runs them by SHA1 only, so the dispatcher loads them for
+// it, when it opens the queue and whenever it finds Redis has lost them.
+void load_scripts(redis::Connection& conn) {
+    redis::Script::load(
+        conn, {&protocol::kReapScript, &protocol::kPushScript, &protocol::kLeadScript,
+               &protocol::kResignScript, &protocol::kAckDoneScript, &protocol::kHeldScript,
+               &protocol::kRouteDoneScript, &protocol::kReapToDoneScript,
+               &protocol::kTakeDoneScript, &protocol::kCompleteScript, &protocol::kTakeScript,
+               &protocol::kLeaveScript, &protocol::kGiveBackScript});
+}
+
+bool is_wrong_type(const redis::ReplyError& error) {
+    return std::string_view(error.what()).rfind("WRONGTYPE", 0) == 0;
 }
 
 // " retry reason=... delay=0ms": what a dead worker's task is reported as (due again at once).
@@ -69,10 +93,7 @@ RedisQueue RedisQueue::open(const RedisAddress& address, const QueueConfig& queu
                             std::string leader_id) {
     RedisQueue rq(redis::Connection::connect_for(address, protocol::keys_for(queue.name).prefix),
                   queue, std::move(leader_id));
-    redis::Script::load(
-        rq.conn_, {&protocol::kReapScript, &protocol::kPushScript, &protocol::kLeadScript,
-                   &protocol::kResignScript, &protocol::kAckDoneScript, &protocol::kHeldScript,
-                   &protocol::kRouteDoneScript, &protocol::kReapToDoneScript});
+    load_scripts(rq.conn_);
     return rq;
 }
 
@@ -96,7 +117,15 @@ void RedisQueue::announce() {
     meta.table = queue_.table;
     std::vector<std::string> args{"HSET", keys_.meta};
     for (auto& field : protocol::meta_fields(meta)) args.push_back(std::move(field));
-    conn_.command(args);
+    try {
+        conn_.command(args);
+    } catch (const redis::ReplyError& e) {
+        if (!is_wrong_type(e)) throw;
+        // Only dispatchers write the meta hash, and all of it: whatever is there goes.
+        spdlog::warn("queue {}: {} was not a hash; written anew", queue_.name, keys_.meta);
+        conn_.command({"DEL", keys_.meta});
+        conn_.command(args);
+    }
 }
 
 std::int64_t RedisQueue::ready_length() {
@@ -140,31 +169,53 @@ RedisQueue::Inbox RedisQueue::take_done(std::int64_t max) {
         conn_.append(protocol::kRouteDoneScript.evalsha(route_keys, route_args));
     }
     conn_.append({"EXISTS", keys_.paused});
-    conn_.append({"LRANGE", keys_.done, "0", std::to_string(max - 1)});
+    conn_.append(protocol::kTakeDoneScript.evalsha(
+        {keys_.done, keys_.bad, keys_.stats},
+        {std::to_string(max), std::to_string(protocol::kMaxMessageBytes),
+         std::to_string(kDoneBytesPerCycle), protocol::kStatBad}));
     std::vector<redis::Reply> replies;
     try {
         replies = conn_.read_replies(queue_.shard ? 3 : 2);
     } catch (const redis::ReplyError& e) {
-        if (!queue_.shard || !redis::Script::is_noscript(e)) throw;
-        // Redis lost its scripts: route with EVAL, which caches the script again, and read.
-        protocol::kRouteDoneScript.eval(conn_, route_keys, route_args);
+        if (!redis::Script::is_noscript(e)) throw;
+        // Redis lost its scripts (restarted, or a replica took over): load them again, the
+        // workers' too, and read.
+        load_scripts(conn_);
         return take_done(max);
     }
     const std::size_t first = queue_.shard ? 1 : 0;
     Inbox inbox;
     inbox.paused = replies[first].integer() == 1;
     auto messages = replies[first + 1].strings();
+    if (messages.size() < 2) throw redis::ReplyError("the take_done script returned no counts");
+    const auto aside = std::stoll(messages[0]);
+    inbox.more = messages[1] == "1";
+    messages.erase(messages.begin(), messages.begin() + 2);
+    if (aside > 0) {
+        spdlog::warn("queue {}: {} done message(s) longer than {} bytes moved to {} unread",
+                     queue_.name, aside, protocol::kMaxMessageBytes, keys_.bad);
+    }
     const auto declared =
         queue_.on_success ? queue_.on_success->placeholders : std::vector<std::string>{};
     std::vector<DoneEntry> entries(messages.size());
+    std::int64_t cut = 0;
     for (std::size_t i = 0; i < messages.size(); ++i) {
         auto& entry = entries[i];
         entry.done = protocol::parse_done(messages[i], entry.error);
+        if (entry.done && entry.done->verb == Verb::extend &&
+            entry.done->lease > queue_.max_lease) {
+            entry.done->lease = queue_.max_lease;
+            ++cut;
+        }
         if (entry.done) {
             auto problem = protocol::value_problem(*entry.done, declared);
             if (!problem.empty()) apply_as_failed_attempt(entry, std::move(problem));
         }
         entry.message = std::move(messages[i]);
+    }
+    if (cut > 0) {
+        spdlog::warn("queue {}: {} extend(s) asked for a lease over max_lease {}; cut to it",
+                     queue_.name, cut, format_duration(queue_.max_lease));
     }
     inbox.done = std::move(entries);
     return inbox;
@@ -249,7 +300,17 @@ void RedisQueue::append_aside(const std::vector<std::string>& bad, StatsDelta st
 
 std::vector<ReapedWorker> RedisQueue::reap_dead_workers() {
     std::vector<ReapedWorker> reaped;
-    for (const auto& worker : conn_.command({"SMEMBERS", keys_.workers}).strings()) {
+    std::vector<std::string> workers;
+    try {
+        workers = conn_.command({"SMEMBERS", keys_.workers}).strings();
+    } catch (const redis::ReplyError& e) {
+        if (!is_wrong_type(e)) throw;
+        // Workers list themselves again with their next heartbeat (SADD).
+        spdlog::warn("queue {}: {} was not a set; deleted", queue_.name, keys_.workers);
+        conn_.command({"DEL", keys_.workers});
+        return reaped;
+    }
+    for (const auto& worker : workers) {
         if (queue_.shard) {
             const auto reported = protocol::kReapToDoneScript
                                       .eval(conn_,

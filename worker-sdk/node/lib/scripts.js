@@ -1,7 +1,10 @@
 'use strict';
 // The Lua scripts a worker runs, from lua/*.lua (each the same text as its constant in
 // common/src/scripts.cpp; test/scripts.test.js checks). Run as the C++ SDK runs them:
-// EVALSHA, and EVAL when Redis answers NOSCRIPT (a restart emptied its script cache).
+// EVALSHA, and EVAL when Redis answers NOSCRIPT (a restart emptied its script cache). A Redis
+// user that may run loaded scripts only (README, "Least privilege": no EVAL) gets an error that
+// says so; the worker retries Redis errors with backoff, and the dispatcher loads every script
+// again once it finds Redis lost them.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -22,8 +25,23 @@ class Script {
     } catch (e) {
       if (!isNoScript(e)) throw e;
     }
-    return call('EVAL', this.body);
+    try {
+      return await call('EVAL', this.body);
+    } catch (e) {
+      if (!isNoPerm(e)) throw e;
+      const error = new Error(
+        `Redis does not have script ${this.name}.lua (${this.sha}) loaded (lost after a restart or ` +
+          'failover) and this Redis user may not run EVAL; waiting for a dispatcher to load the ' +
+          `scripts again (${e.message})`,
+      );
+      error.cause = e;
+      throw error;
+    }
   }
+}
+
+function isNoPerm(error) {
+  return Boolean(error && typeof error.message === 'string' && error.message.startsWith('NOPERM'));
 }
 
 function isNoScript(error) {

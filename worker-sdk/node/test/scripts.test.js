@@ -45,3 +45,20 @@ test('the C++ scripts are found: the parser is not silently empty', () => {
   assert.ok(Object.keys(cpp).length >= SCRIPT_NAMES.length);
   assert.match(cpp.complete, /redis\.call\('LREM', KEYS\[1\], 1, ARGV\[i\]\)/);
 });
+
+test('NOSCRIPT and a refused EVAL give an error that says the worker waits for a dispatcher', async () => {
+  const calls = [];
+  const connection = {
+    async command(argv) {
+      calls.push(argv[0]);
+      if (argv[0] === 'EVALSHA') throw new Error('NOSCRIPT No matching script. Please use EVAL.');
+      throw new Error("NOPERM this user has no permissions to run the 'eval' command");
+    },
+  };
+  await assert.rejects(new Script('complete').run(connection, ['p', 'd'], ['m', 'm ok']), (e) => {
+    assert.match(e.message, /complete\.lua .* may not run EVAL; waiting for a dispatcher to load/);
+    assert.match(e.cause.message, /^NOPERM/);
+    return true;
+  });
+  assert.deepEqual(calls, ['EVALSHA', 'EVAL']);
+});

@@ -50,7 +50,8 @@ struct DispatcherEntry {
     std::int64_t at_ms = 0;
 };
 std::string format_dispatcher_entry(const std::string& role, std::int64_t at_ms);
-// From HGETALL; entries that do not parse are dropped.
+// From HGETALL; entries that do not parse (an empty id, a role other than leader or standby,
+// no time) are dropped.
 std::vector<DispatcherEntry> parse_dispatchers(const std::vector<std::string>& fields);
 
 // This process's id among dispatchers: "<host name>:<pid>".

@@ -98,6 +98,7 @@ struct QueueConfig {
     ClaimMode claim = ClaimMode::mysql;
     int batch = 1000;
     Millis lease{60000};
+    Millis max_lease{24 * 60 * 60 * 1000};  // longest lease an extend may ask for: cut to it
     std::int64_t max_backlog = 10000;
     std::optional<Rate> rate;
     std::optional<SqlFragment> on_success;  // may use :name placeholders

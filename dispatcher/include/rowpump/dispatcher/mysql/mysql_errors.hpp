@@ -33,6 +33,13 @@ void retry_lock_conflicts(const std::function<void()>& run);
 // key, check constraint): the statement is fine, one row of its data is not.
 bool is_data_error(const sql::SQLException& e);
 
+// An error the values of one row may cause: anything but a lost connection, a lock conflict,
+// or an error of the statement, the schema, the grants or the server, which every row of a
+// batch would meet. Data errors (is_data_error) are such errors, and so is one no list here
+// knows (1139 from a REGEXP in on_success that a worker's value makes invalid): applying the
+// batch's rows one by one isolates the row that causes it.
+bool is_row_error(const sql::SQLException& e);
+
 // Not a server's code: rowpump's own refusal of a server it does not serve (server_dialect),
 // thrown as a sql::SQLException so that every caller that reports MySQL errors reports it.
 constexpr int kUnsupportedServerError = -1;

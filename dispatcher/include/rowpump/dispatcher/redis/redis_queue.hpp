@@ -41,8 +41,10 @@ public:
     // With shards, first routes the queue's new reports to their shards' done lists
     // (common/lua/route_done.lua); then, from this shard's list: up to `max` done messages, oldest
     // first, parsed and checked against the queue's values; left in the done list until ack_done.
-    // Read in the same round trip: whether the queue is paused (rowpump:{q}:paused, see
-    // common/queue_pause.hpp).
+    // Bounded in bytes in Redis before they are read (common/lua/take_done.lua): messages over
+    // protocol::kMaxMessageBytes at the head go to the bad list unread, and a batch stops at a
+    // few MiB (`more` then says the list holds more to read now). Read in the same round trip:
+    // whether the queue is paused (rowpump:{q}:paused, see common/queue_pause.hpp).
     Inbox take_done(std::int64_t max) override;
     // Removes `entries` (the head of the done list) from it, moves the refused ones aside and
     // adds to counters (refused ones as "bad"), in one round trip. Returns false, having

@@ -64,6 +64,7 @@ public:
     struct Inbox {
         std::vector<DoneEntry> done;
         bool paused = false;
+        bool more = false;  // the done list holds more to read now (a batch stops at a few MiB)
     };
     // Who leads each shard of the queue ("" for none), and who stands by for this one.
     struct ShardLeaders {

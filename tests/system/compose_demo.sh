@@ -17,6 +17,11 @@ require_root_and debootstrap debootstrap
 
 demo=("$ROWPUMP_ROOT/scripts/compose-demo.sh" --local-images)
 export COMPOSE_PROJECT_NAME=rowpump-system-test
+# The demo's secrets, chosen here and shared with scripts/compose-demo.sh: the compose file has
+# no fallbacks, so this script's own docker-compose calls below need the same values.
+ROWPUMP_MYSQL_PASSWORD=$(random_hex 16)
+ROWPUMP_HTTP_TOKEN=$(random_hex 16)
+export ROWPUMP_MYSQL_PASSWORD ROWPUMP_HTTP_TOKEN
 cleanup() { "${demo[@]}" --down >/dev/null 2>&1 || true; }
 on_exit cleanup
 

@@ -60,7 +60,7 @@ TEST_CASE("the due count gives up after due_count.timeout in each dialect", "[di
     const std::string count =
         " COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(`s`), NOW(3)) FROM (SELECT NULL AS `s` FROM "
         "`jobs`\nWHERE (state = 'new')\n  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL "
-        "OR `rp_lease_until` <= NOW(3))\nLIMIT 1001) AS `due`";
+        "OR `rp_lease_until` <= UTC_TIMESTAMP(3))\nLIMIT 1001) AS `due`";
     CHECK(sql.count_due(1000, 2500ms, Dialect::mariadb()) ==
           "SET STATEMENT max_statement_time = 2.500 FOR\nSELECT" + count);
     CHECK(sql.count_due(1000, 2500ms, kMysql) == "SELECT /*+ MAX_EXECUTION_TIME(2500) */" + count);

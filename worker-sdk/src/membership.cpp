@@ -38,7 +38,10 @@ bool Membership::join(bool survive_outages) {
     for (;;) {
         try {
             if (!wait_for_queue(s, deadline, survive_outages)) return false;
-            s.load({&protocol::kCompleteScript, &protocol::kTakeScript});
+            // Every script a worker runs, so that none costs a NOSCRIPT round trip later (the
+            // leave script at stop, the give-back after a failover).
+            s.load({&protocol::kCompleteScript, &protocol::kTakeScript, &protocol::kLeaveScript,
+                    &protocol::kGiveBackScript});
             // The first beat precedes the first BLMOVE, so the dispatcher never sees tasks
             // in our processing list without a heartbeat.
             beat(s);

@@ -32,6 +32,7 @@ from .protocol.duration import Seconds, to_millis
 from .protocol.keys import Keys
 from .protocol.messages import MalformedMessage, format_done, parse_ready, ready_message
 from .protocol.outcome_check import DeclaredValues, checked_done_message
+from .protocol.protocol_version import protocol_mismatch
 from .protocol.worker_info import format_worker_info
 from .redis_address import RedisAddress, as_address
 from .signals import STOP_SIGNALS
@@ -167,10 +168,14 @@ class AsyncWorker:
                 pipe = c.pipeline(transaction=False)
                 pipe.exists(self._keys.meta)
                 pipe.hget(self._keys.meta, "values")
+                pipe.hget(self._keys.meta, "protocol")
                 return await pipe.execute()
 
-            exists, values = await self._routed().run(look)
+            exists, values, protocol = await self._routed().run(look)
             if exists:
+                mismatch = protocol_mismatch(protocol)
+                if mismatch:
+                    raise Error(f"queue '{self._options.queue}': {mismatch}")
                 self._declared.update(values or "")
                 return True
             now = time.monotonic()

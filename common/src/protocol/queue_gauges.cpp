@@ -1,5 +1,7 @@
 #include "rowpump/common/protocol/queue_gauges.hpp"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -39,7 +41,9 @@ std::optional<QueueGauges> parse_gauges(const std::vector<std::string>& fields) 
         if (!number) continue;
         if (name == "due") g.due = *number;
         if (name == "due_capped") g.due_capped = *number != 0;
-        if (name == "oldest_due_age_ms") g.oldest_due_age = Millis(*number);
+        // A row whose due_since lies ahead has waited no time (and a writer may be anyone).
+        if (name == "oldest_due_age_ms")
+            g.oldest_due_age = Millis(std::max<std::int64_t>(*number, 0));
         if (name == "at_ms") g.at_ms = *number;
     }
     return g;

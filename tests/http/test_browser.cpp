@@ -63,6 +63,10 @@ TEST_CASE("the dashboard in Chromium shows live numbers, retries a dead row and 
     REQUIRE(eventually(10s, [&] { return sys.metric("rowpump_paused") == 1; }));
     const auto dispatched = queue_stat(sys.redis, "users", "dispatched");
     const auto completed = queue_stat(sys.redis, "users", "completed");
+    // Tasks still ready or reported now were not counted yet: applying them shows that paused
+    // cycles run (on a slow machine the worker may have drained everything already).
+    const auto pending =
+        list_length(sys.redis, sys.keys().ready) + list_length(sys.redis, sys.keys().done);
     // The worker drains what was pushed before the pause and the dispatcher applies it. The
     // cycle that applies the last of it finds the ready list empty and many rows due (each
     // row is due again 2 s after its check): unpaused, it would claim and push them.
@@ -76,7 +80,7 @@ TEST_CASE("the dashboard in Chromium shows live numbers, retries a dead row and 
     INFO(describe_stats(sys.redis, "users"));
     CHECK(pushed_since() == 0);
     REQUIRE(drained);
-    REQUIRE(queue_stat(sys.redis, "users", "completed") > completed);  // cycles ran meanwhile
+    if (pending > 0) REQUIRE(queue_stat(sys.redis, "users", "completed") > completed);
     const auto log = sys.dispatcher->log();
     CHECK(contains(log, "info http: queue users: retry ids 2: 1 dead row(s) due again"));
     CHECK(contains(log, "info http: queue users: paused (dashboard, from 127.0.0.1)"));

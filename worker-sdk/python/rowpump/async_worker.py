@@ -21,7 +21,7 @@ from .details.async_route import AsyncRoute
 from .details.backoff import Backoff
 from .details.deadline import task_deadline_ms
 from .details.held_tasks import ORPHAN_AGE
-from .details.membership import QUEUE_POLL, is_outage, unknown_queue
+from .details.membership import QUEUE_POLL, is_outage, queue_announced, unknown_queue
 from .details.options import validated
 from .details.reporter import refused_text, tasks_text
 from .details.worker_log import LogSink, WorkerLog, log_text
@@ -32,7 +32,6 @@ from .protocol.duration import Seconds, to_millis
 from .protocol.keys import Keys
 from .protocol.messages import MalformedMessage, format_done, parse_ready, ready_message
 from .protocol.outcome_check import DeclaredValues, checked_done_message
-from .protocol.protocol_version import protocol_mismatch
 from .protocol.worker_info import format_worker_info
 from .redis_address import RedisAddress, as_address
 from .signals import STOP_SIGNALS
@@ -171,12 +170,7 @@ class AsyncWorker:
                 pipe.hget(self._keys.meta, "protocol")
                 return await pipe.execute()
 
-            exists, values, protocol = await self._routed().run(look)
-            if exists:
-                mismatch = protocol_mismatch(protocol)
-                if mismatch:
-                    raise Error(f"queue '{self._options.queue}': {mismatch}")
-                self._declared.update(values or "")
+            if queue_announced(self._options, self._declared, *await self._routed().run(look)):
                 return True
             now = time.monotonic()
             if now >= deadline:

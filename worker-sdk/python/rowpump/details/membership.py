@@ -38,6 +38,20 @@ def unknown_queue(options: Options, keys: Keys) -> Error:
     )
 
 
+def queue_announced(options: Options, declared: DeclaredValues, exists: int,
+                    values: Optional[str], protocol: Optional[str]) -> bool:
+    """What a look at the queue's meta hash found (EXISTS, HGET values, HGET protocol): False
+    while no dispatcher announced the queue; else the declared values are taken, after the
+    protocol version rule (README "Protocol version") let this worker in."""
+    if not exists:
+        return False
+    mismatch = protocol_mismatch(protocol)
+    if mismatch:
+        raise Error(f"queue '{options.queue}': {mismatch}")
+    declared.update(values or "")
+    return True
+
+
 def is_outage(error: BaseException) -> bool:
     """An error that waiting can fix; any other error at start-up is a configuration
     problem (wrong password, missing ACL permission, a key of the wrong type)."""
@@ -118,12 +132,7 @@ class Membership:
                 pipe.hget(self._keys.meta, "protocol")
                 return pipe.execute()
 
-            exists, values, protocol = self._route.run(look)
-            if exists:
-                mismatch = protocol_mismatch(protocol)
-                if mismatch:
-                    raise Error(f"queue '{self._options.queue}': {mismatch}")
-                self._declared.update(values or "")
+            if queue_announced(self._options, self._declared, *self._route.run(look)):
                 return True
             now = time.monotonic()
             if now >= deadline:

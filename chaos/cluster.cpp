@@ -13,35 +13,52 @@ namespace rowpump::chaos {
 
 using namespace std::chrono_literals;
 
-namespace {
-
 std::vector<WorkerSlot> worker_slots() {
     std::vector<WorkerSlot> slots;
-    auto add = [&](const std::string& queue, int threads, int batch) {
+    auto add = [&](const std::string& queue, Language language, int threads, int batch) {
         WorkerSlot slot;
-        slot.name = queue + "-b" + std::to_string(batch);
+        slot.name = queue + "-" + language_name(language) + "-b" + std::to_string(batch);
         slot.queue = queue;
+        slot.language = language;
         slot.threads = threads;
         slot.batch = batch;
         slots.push_back(std::move(slot));
     };
-    add("once", 4, 1);
-    add("once", 2, 16);
-    add("periodic", 2, 1);
-    add("periodic", 2, 16);
-    add("paced", 1, 1);
+    add("once", Language::cpp, 4, 1);
+    add("once", Language::cpp, 2, 16);
+    add("once", Language::python, 2, 16);
+    add("once", Language::node, 4, 1);
+    add("periodic", Language::cpp, 2, 16);
+    add("periodic", Language::python, 2, 1);
+    add("periodic", Language::node, 2, 16);
+    add("paced", Language::node, 1, 1);
+    add("uuid", Language::python, 2, 1);
+    add("uuid", Language::cpp, 1, 16);
     return slots;
 }
 
-}  // namespace
+std::string language_name(Language language) {
+    switch (language) {
+        case Language::python:
+            return "py";
+        case Language::node:
+            return "node";
+        case Language::cpp:
+            break;
+    }
+    return "cpp";
+}
 
 Cluster::Cluster(std::string run_dir, const WorkloadShape& shape)
-    : run_dir_(std::move(run_dir)), database_(mysql_.create_database()) {
+    : run_dir_(std::move(run_dir)),
+      proxy_(std::make_unique<testing::ReplyCutProxy>(redis_.port(), "")),
+      database_(mysql_.create_database()) {
     std::filesystem::create_directories(ledger_dir());
     testing::MysqlClient db = this->db();
     create_tables(db);
     testing::ConfigSpec spec = testing::config_for(mysql_, redis_, database_, queue_specs(shape));
     spec.log_level = "info";
+    spec.redis_port = proxy_->port();
     for (auto& queue : spec.queues) {
         queue.extra_lines.push_back("leader_timeout: " + std::to_string(kLeaderTimeoutMs) + "ms");
     }
@@ -65,29 +82,47 @@ void Cluster::start_dispatchers() {
 }
 
 void Cluster::start_worker(WorkerSlot& slot) {
-    const std::string id = slot.name + "-" + std::to_string(++slot.generation);
-    std::vector<std::string> argv{ROWPUMP_CHAOS_WORKER,
-                                  "--redis-port",
-                                  std::to_string(redis_.port()),
-                                  "--queue",
-                                  slot.queue,
-                                  "--worker-id",
-                                  id,
-                                  "--ledger",
-                                  ledger_dir() + "/" + id + ".log",
-                                  "--threads",
-                                  std::to_string(slot.threads),
-                                  "--batch",
-                                  std::to_string(slot.batch),
-                                  "--heartbeat-ttl-ms",
-                                  std::to_string(kHeartbeatTtlMs)};
-    slot.process = std::make_unique<testing::ChildProcess>(
-        argv, testing::log_to(run_dir_ + "/worker-" + id + ".out"));
+    const std::string id = slot.name + "-" + std::to_string(slot.generation);
+    slot.worker_id = id;
+    testing::SpawnOptions spawn =
+        testing::log_to(run_dir_ + "/worker-" + id + "-" + std::to_string(++slot.starts) + ".out");
+    std::vector<std::string> argv;
+    switch (slot.language) {
+        case Language::cpp:
+            argv = {ROWPUMP_CHAOS_WORKER};
+            break;
+        case Language::python:
+            argv = {ROWPUMP_CHAOS_PYTHON3, ROWPUMP_CHAOS_PYTHON_WORKER};
+            spawn.env = {{"PYTHONPATH", ROWPUMP_PYTHON_SDK}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+            break;
+        case Language::node:
+            argv = {ROWPUMP_CHAOS_NODE, ROWPUMP_CHAOS_NODE_WORKER};
+            break;
+    }
+    const std::vector<std::string> args{"--redis-port",
+                                        std::to_string(redis_.port()),
+                                        "--queue",
+                                        slot.queue,
+                                        "--worker-id",
+                                        id,
+                                        "--ledger",
+                                        ledger_dir() + "/" + id + ".log",
+                                        "--threads",
+                                        std::to_string(slot.threads),
+                                        "--batch",
+                                        std::to_string(slot.batch),
+                                        "--heartbeat-ttl-ms",
+                                        std::to_string(kHeartbeatTtlMs)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    slot.process = std::make_unique<testing::ChildProcess>(argv, std::move(spawn));
     names_[slot.process->pid()] = "worker " + id;
 }
 
 void Cluster::start_workers() {
-    for (auto& slot : workers_) start_worker(slot);
+    for (auto& slot : workers_) {
+        ++slot.generation;
+        start_worker(slot);
+    }
 }
 
 void Cluster::stop_workers() {
@@ -104,9 +139,10 @@ void Cluster::stop_dispatchers() {
     for (auto& d : dispatchers_) d->process().stop(10s);
 }
 
-pid_t Cluster::replace_worker(WorkerSlot& slot) {
+pid_t Cluster::replace_worker(WorkerSlot& slot, bool same_id) {
     const pid_t dead = slot.process->pid();
     slot.process->kill();
+    if (!same_id) ++slot.generation;
     start_worker(slot);
     return dead;
 }

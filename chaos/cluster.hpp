@@ -1,8 +1,9 @@
 #pragma once
 
 // Everything the chaos run starts: MariaDB and Redis of its own, two `rowpump run` processes
-// on one config (a leader and a stand-by), and the worker processes, by slot. Start, stop and
-// signal them from the main thread only (ChildProcess ties its children to that thread).
+// on one config (a leader and a stand-by) that reach Redis through a proxy (which the
+// push_reply_cut fault arms), and the worker processes, by slot, in three languages. Start, stop
+// and signal them from the main thread only (ChildProcess ties its children to that thread).
 
 #include <sys/types.h>
 
@@ -12,22 +13,34 @@
 #include <string>
 #include <vector>
 
+#include "rowpump/testing/reply_cut_proxy.hpp"
 #include "rowpump/testing/rowpump_cli.hpp"
 #include "rowpump/testing/servers.hpp"
 #include "workload.hpp"
 
 namespace rowpump::chaos {
 
-// One kind of worker process: which queue, how many threads, how many tasks per round trip.
-// A killed worker is replaced by a new process with a new worker id in the same slot.
+// The chaos workers' languages, each with its own program writing the same ledger.
+enum class Language { cpp, python, node };
+std::string language_name(Language language);
+
+// One kind of worker process: which queue, which language, how many threads, how many tasks
+// per round trip. A killed worker is replaced by a new process with a new worker id in the
+// same slot (restart_worker: with the same id).
 struct WorkerSlot {
-    std::string name;  // e.g. "once-b16"
+    std::string name;  // e.g. "once-py-b16"
     std::string queue;
+    Language language = Language::cpp;
     int threads = 1;
     int batch = 1;
     int generation = 0;
+    int starts = 0;
+    std::string worker_id;  // the running process's
     std::unique_ptr<testing::ChildProcess> process;
 };
+
+// The fleet: slots of every queue in the three languages.
+std::vector<WorkerSlot> worker_slots();
 
 class Cluster {
 public:
@@ -53,8 +66,11 @@ public:
     const std::string& config() const { return config_; }
 
     std::vector<WorkerSlot>& workers() { return workers_; }
-    // Kills the slot's process with SIGKILL and starts its successor; returns the dead pid.
-    pid_t replace_worker(WorkerSlot& slot);
+    // Kills the slot's process with SIGKILL and starts its successor, under a new worker id
+    // or (same_id) the dead one's; returns the dead pid.
+    pid_t replace_worker(WorkerSlot& slot, bool same_id = false);
+    // The proxy between the dispatchers and Redis.
+    testing::ReplyCutProxy& proxy() { return *proxy_; }
 
     // The dispatcher holding the leader lock of the `once` queue, waited for up to 15 s
     // (after a takeover or a Redis restart nobody may hold it for a moment); nullptr if none.
@@ -74,6 +90,7 @@ private:
     std::string run_dir_;
     testing::MariaDb mysql_;
     testing::RedisServer redis_;
+    std::unique_ptr<testing::ReplyCutProxy> proxy_;
     std::string database_;
     std::string config_;
     std::vector<std::unique_ptr<testing::Dispatcher>> dispatchers_;

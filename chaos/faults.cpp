@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "rowpump/common/protocol/keys.hpp"
@@ -22,7 +23,10 @@ FaultRecord FaultPlayer::play(const Fault& fault) {
     r.start = now_micros();
     switch (fault.kind) {
         case FaultKind::kill_worker:
-            kill_worker(r);
+            kill_worker(r, false);
+            break;
+        case FaultKind::restart_worker:
+            kill_worker(r, true);
             break;
         case FaultKind::freeze_worker:
             freeze_worker(r);
@@ -54,6 +58,15 @@ FaultRecord FaultPlayer::play(const Fault& fault) {
         case FaultKind::malformed:
             malformed(r);
             break;
+        case FaultKind::db_time_zone:
+            db_time_zone(r);
+            break;
+        case FaultKind::row_lock_long:
+            row_lock_long(r);
+            break;
+        case FaultKind::push_reply_cut:
+            push_reply_cut(r);
+            break;
     }
     r.end = now_micros();
     return r;
@@ -67,21 +80,66 @@ std::string named(Cluster& cluster, pid_t pid) {
            std::to_string(pid) + ")";
 }
 
-}  // namespace
-
-void FaultPlayer::kill_worker(FaultRecord& r) {
-    WorkerSlot& slot = cluster_.workers().at(static_cast<std::size_t>(r.fault.target));
-    r.pid = cluster_.replace_worker(slot);
-    r.what = named(cluster_, r.pid);
+// The token of a ready or done message: its first word's part after the last ':'.
+std::string token_of(const std::string& message) {
+    const std::string word = message.substr(0, message.find(' '));
+    const auto colon = word.rfind(':');
+    return colon == std::string::npos ? std::string() : word.substr(colon + 1);
 }
 
+// Adds the tokens of every message in `key` (a list) to `tokens`; returns how many it read.
+std::size_t add_tokens(redis::Connection& redis, const std::string& key,
+                       std::set<std::string>& tokens) {
+    const auto messages = redis.command({"LRANGE", key, "0", "-1"}).strings();
+    for (const auto& m : messages) tokens.insert(token_of(m));
+    return messages.size();
+}
+
+}  // namespace
+
+// The worker is stopped first (SIGSTOP), so that its processing list, read then, holds every
+// task it can have run without reporting: those are the tasks the kill takes. (If reading
+// fails, it is killed anyway: SIGKILL ends a stopped process.)
+void FaultPlayer::kill_worker(FaultRecord& r, bool same_id) {
+    WorkerSlot& slot = cluster_.workers().at(static_cast<std::size_t>(r.fault.target));
+    try {
+        auto redis = cluster_.redis().connect();
+        const std::string key = protocol::keys_for(slot.queue).processing(slot.worker_id);
+        // At a moment it holds tasks, if it comes within 2 s (fast handlers leave the list
+        // empty most of the time).
+        testing::eventually(
+            2s, [&] { return testing::list_length(redis, key) > 0; }, 1ms);
+        slot.process->signal(SIGSTOP);
+        add_tokens(redis, key, r.taken);
+    } catch (const std::exception& e) {
+        r.problem = std::string("reading the worker's processing list: ") + e.what();
+    }
+    r.pid = cluster_.replace_worker(slot, same_id);
+    r.what = named(cluster_, r.pid) + ", " + std::to_string(r.taken.size()) + " tasks in hand" +
+             (same_id ? ", restarted as " + slot.worker_id : "");
+}
+
+// While frozen, its processing list is read every 20 ms: a fetch Redis served after the
+// freeze began (a blocked BLMOVE) lands there before the dispatcher can take it back, since
+// that waits for the heartbeat to lapse.
 void FaultPlayer::freeze_worker(FaultRecord& r) {
     WorkerSlot& slot = cluster_.workers().at(static_cast<std::size_t>(r.fault.target));
     r.pid = slot.process->pid();
-    r.what = named(cluster_, r.pid);
     slot.process->signal(SIGSTOP);
-    std::this_thread::sleep_for(r.fault.duration);
+    const auto thaw = std::chrono::steady_clock::now() + r.fault.duration;
+    try {
+        auto redis = cluster_.redis().connect();
+        const std::string key = protocol::keys_for(slot.queue).processing(slot.worker_id);
+        while (std::chrono::steady_clock::now() < thaw) {
+            add_tokens(redis, key, r.taken);
+            std::this_thread::sleep_for(20ms);
+        }
+    } catch (const std::exception& e) {
+        r.problem = std::string("reading the worker's processing list: ") + e.what();
+    }
+    std::this_thread::sleep_until(thaw);
     slot.process->signal(SIGCONT);
+    r.what = named(cluster_, r.pid) + ", " + std::to_string(r.taken.size()) + " tasks in hand";
 }
 
 void FaultPlayer::kill_dispatcher(FaultRecord& r, bool leader) {
@@ -120,10 +178,24 @@ void FaultPlayer::redis_restart(FaultRecord& r, bool keep_data) {
         redis.stop();  // reaps it
         r.what = "Redis, snapshot kept";
     } else {
+        // Writes are paused while every list is read, then the server dies: what it held
+        // when it died is what the lists held, and those are the tasks the wipe takes.
+        std::size_t messages = 0;
+        try {
+            auto c = redis.connect();
+            c.command({"CLIENT", "PAUSE", "30000", "WRITE"});
+            for (const auto& key : c.command({"KEYS", "rowpump:*"}).strings()) {
+                if (c.command({"TYPE", key}).string() == "list") {
+                    messages += add_tokens(c, key, r.taken);
+                }
+            }
+        } catch (const std::exception& e) {
+            r.problem = std::string("reading Redis before the wipe: ") + e.what();
+        }
         ++redis_epoch_;
         redis.kill();
         std::filesystem::remove(snapshot);  // an older restart's snapshot must not come back
-        r.what = "Redis, data lost";
+        r.what = "Redis, data lost (" + std::to_string(messages) + " messages)";
     }
     redis.start();
 }
@@ -141,6 +213,37 @@ void FaultPlayer::mysql_down(FaultRecord& r) {
     r.what = "MariaDB";
 }
 
+// Up to `n` ids of `queue`'s tasks in flight (in its ready list or a worker's processing
+// list), as an SQL list ("0" if none): rows in flight, in both claim modes. Looks for up to
+// 3 s until it finds one: fast workers leave the lists empty most of the time.
+std::string FaultPlayer::in_flight(const std::string& queue, int n) {
+    auto redis = cluster_.redis().connect();
+    const auto keys = protocol::keys_for(queue);
+    std::set<std::string> ids;
+    testing::eventually(
+        3s,
+        [&] {
+            std::vector<std::string> lists = {keys.ready};
+            for (const auto& key :
+                 redis.command({"KEYS", keys.prefix + "processing:*"}).strings()) {
+                lists.push_back(key);
+            }
+            for (const auto& key : lists) {
+                for (const auto& m :
+                     redis.command({"LRANGE", key, "0", std::to_string(n - 1)}).strings()) {
+                    const std::string word = m.substr(0, m.find(' '));
+                    if (static_cast<int>(ids.size()) < n)
+                        ids.insert(word.substr(0, word.rfind(':')));
+                }
+            }
+            return !ids.empty();
+        },
+        5ms);
+    std::string list = "0";
+    for (const auto& id : ids) list += "," + testing::sql_quote(id);
+    return list;
+}
+
 // An application transaction holds row locks: on periodic rows about to come due (claims
 // must pass over them and take them once the lock goes) and on paced rows already dispatched
 // (they wait in the ready list for the rate; their outcomes wait for the lock).
@@ -149,11 +252,11 @@ void FaultPlayer::row_locks(FaultRecord& r) {
         testing::MysqlClient db = cluster_.db();
         db.exec("START TRANSACTION");
         const auto soon = db.column(
-            "SELECT id FROM chaos_periodic WHERE next_at > NOW(3) + INTERVAL 100000 MICROSECOND "
+            "SELECT id FROM chaos_periodic WHERE next_at > UTC_TIMESTAMP(3) + INTERVAL 100000 "
+            "MICROSECOND "
             "AND rounds_left > 0 ORDER BY next_at LIMIT 20 FOR UPDATE");
-        const auto held = db.column(
-            "SELECT id FROM chaos_paced WHERE done = 0 AND rp_token IS NOT NULL LIMIT 5 FOR "
-            "UPDATE");
+        const auto held = db.column("SELECT id FROM chaos_paced WHERE done = 0 AND id IN (" +
+                                    in_flight("paced", 5) + ") LIMIT 5 FOR UPDATE");
         std::string list;
         for (const auto& id : held) list += (list.empty() ? "" : ",") + id;
         if (!list.empty()) {
@@ -210,6 +313,57 @@ void FaultPlayer::malformed(FaultRecord& r) {
     } catch (const std::exception& e) {
         r.problem = std::string("malformed: ") + e.what();
     }
+}
+
+}  // namespace rowpump::chaos
+
+namespace rowpump::chaos {
+
+// The server's time zone steps to another offset and back; new sessions (the dispatchers'
+// after a reconnect, the feeder's) start in it. Leases must not move.
+void FaultPlayer::db_time_zone(FaultRecord& r) {
+    try {
+        testing::MysqlClient db = cluster_.db();
+        const auto before = db.column("SELECT @@GLOBAL.time_zone").at(0);
+        db.exec("SET GLOBAL time_zone = '+05:00'");
+        std::this_thread::sleep_for(r.fault.duration);
+        db.exec("SET GLOBAL time_zone = " + testing::sql_quote(before));
+        r.what = "time_zone " + before + " -> +05:00 -> " + before;
+    } catch (const std::exception& e) {
+        r.problem = std::string("db_time_zone: ") + e.what();
+    }
+}
+
+// A one-shot row whose task waits in the ready list is locked (and updated) by an application
+// transaction for longer than the dispatcher's lock wait: its outcome must wait for the lock
+// without holding up the other rows' outcomes, and be applied once the lock goes.
+void FaultPlayer::row_lock_long(FaultRecord& r) {
+    try {
+        const std::string ids = in_flight("once", 1);
+        testing::MysqlClient db = cluster_.db();
+        db.exec("START TRANSACTION");
+        const auto held =
+            db.column("SELECT id FROM chaos_once WHERE id IN (" + ids + ") FOR UPDATE");
+        if (!held.empty()) {
+            db.exec("UPDATE chaos_once SET touched = touched + 1 WHERE id = " + held.front());
+        }
+        std::this_thread::sleep_for(r.fault.duration);
+        db.exec("COMMIT");
+        r.what = held.empty() ? std::string("no row in flight") : "chaos_once id " + held.front();
+    } catch (const std::exception& e) {
+        r.problem = std::string("row_lock_long: ") + e.what();
+    }
+}
+
+// The proxy between the dispatchers and Redis cuts the connection that carries the next reply
+// to a push of the uuid queue (after Redis ran it). Its tasks are in the ready list: they
+// must run once.
+void FaultPlayer::push_reply_cut(FaultRecord& r) {
+    cluster_.proxy().arm(kUuidPushReply);
+    const bool cut = testing::eventually(
+        30s, [&] { return cluster_.proxy().cut(); }, 10ms);
+    r.what = cut ? "a push reply of the uuid queue" : "no push of the uuid queue in 30 s";
+    if (!cut) cluster_.proxy().arm("");
 }
 
 }  // namespace rowpump::chaos

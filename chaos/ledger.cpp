@@ -1,22 +1,40 @@
 #include "ledger.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace rowpump::chaos {
 
+int token_attempt(const std::string& token) {
+    const auto first = token.find('-');
+    const auto last = token.rfind('-');
+    if (first == std::string::npos || last == first) return 0;
+    try {
+        return std::stoi(token.substr(first + 1, last - first - 1));
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
 Ledger read_ledgers(const std::string& dir) {
     Ledger ledger;
+    std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        if (entry.path().extension() != ".log") continue;
-        std::ifstream in(entry.path());
+        if (entry.path().extension() == ".log") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+        std::ifstream in(file);
         std::string line;
         while (std::getline(in, line)) {
             std::istringstream fields(line);
             LedgerRun run;
             std::string rest;
-            if (fields >> run.queue >> run.id >> run.token >> run.pid >> run.at &&
+            if (fields >> run.queue >> run.id >> run.token >> run.pid >> run.at >> run.outcome &&
+                (run.outcome == "ok" || run.outcome == "retry" || run.outcome == "fail") &&
                 !(fields >> rest)) {
                 ledger.runs.push_back(std::move(run));
             } else {
@@ -24,6 +42,10 @@ Ledger read_ledgers(const std::string& dir) {
             }
         }
     }
+    std::sort(ledger.runs.begin(), ledger.runs.end(), [](const LedgerRun& a, const LedgerRun& b) {
+        return std::tie(a.queue, a.id, a.at, a.pid, a.token, a.outcome) <
+               std::tie(b.queue, b.id, b.at, b.pid, b.token, b.outcome);
+    });
     return ledger;
 }
 

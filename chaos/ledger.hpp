@@ -1,7 +1,8 @@
 #pragma once
 
-// The workers' ledgers: one line per handler run, `<queue> <id> <token> <pid> <unix µs>`,
-// one file per worker process (see worker.cpp).
+// The workers' ledgers: one line per handler run, `<queue> <id> <token> <pid> <unix µs>
+// <outcome>` (ok, retry or fail), one file per worker process, written alike by the C++,
+// Python and Node.js chaos workers (worker.cpp, chaos_worker.py, chaos-worker.js).
 
 #include <sys/types.h>
 
@@ -18,10 +19,16 @@ struct LedgerRun {
     std::string token;
     pid_t pid = 0;
     Micros at = 0;
+    std::string outcome = "ok";  // what the handler returned: ok, retry or fail
 };
 
-// Every run in every *.log file of `dir`. A line cut short (a worker killed inside write(2)
-// cannot leave one, but a full disk could) is counted in `malformed`, not read.
+// The attempt a token names (`<16 hex>-<attempt>-<8 hex>`), 0 if it names none.
+int token_attempt(const std::string& token);
+
+// Every run in every *.log file of `dir`, sorted by queue, id, time, pid and token (the
+// verdict's matching does not depend on the order files are listed in). A line cut short (a worker
+// killed inside write(2) cannot leave one, but a full disk could) is counted in `malformed`, not
+// read.
 struct Ledger {
     std::vector<LedgerRun> runs;
     std::size_t malformed = 0;

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <random>
 #include <thread>
 
@@ -68,13 +69,15 @@ Options parse_options(int argc, char** argv) {
 bool all_done(Cluster& cluster) {
     try {
         testing::MysqlClient db = cluster.db();
-        if (db.scalar("SELECT COUNT(*) FROM chaos_once WHERE done = 0") > 0 ||
+        if (db.scalar("SELECT COUNT(*) FROM chaos_once WHERE done = 0 AND rp_dead_at IS NULL") >
+                0 ||
             db.scalar("SELECT COUNT(*) FROM chaos_paced WHERE done = 0") > 0 ||
+            db.scalar("SELECT COUNT(*) FROM chaos_uuid WHERE done = 0") > 0 ||
             db.scalar("SELECT COUNT(*) FROM chaos_periodic WHERE rounds_left > 0") > 0) {
             return false;
         }
         auto redis = cluster.redis().connect();
-        for (const char* queue : {"once", "periodic", "paced"}) {
+        for (const char* queue : {"once", "periodic", "paced", "uuid"}) {
             const auto keys = protocol::keys_for(queue);
             if (testing::list_length(redis, keys.ready) + testing::list_length(redis, keys.done) >
                 0) {
@@ -92,9 +95,12 @@ bool all_done(Cluster& cluster) {
 }
 
 int run(const Options& o) {
-    const std::vector<std::string> slot_names = {"once-b1", "once-b16", "periodic-b1",
-                                                 "periodic-b16", "paced-b1"};
+    std::vector<std::string> slot_names;
     ScheduleParams params;
+    for (const WorkerSlot& slot : worker_slots()) {
+        slot_names.push_back(slot.name);
+        params.slot_language.push_back(static_cast<int>(slot.language));
+    }
     params.seed = o.seed;
     params.run = std::chrono::seconds(o.seconds);
     params.worker_slots = static_cast<int>(slot_names.size());
@@ -121,11 +127,21 @@ int run(const Options& o) {
     FaultPlayer player(cluster, redis_epoch);
     std::vector<FaultRecord> played;
     bool fault_problems = false;
+    std::future<FaultRecord> beside;  // a fault played alongside the next one
     for (const Fault& fault : schedule) {
         std::this_thread::sleep_until(start + fault.at);
+        if (fault.alongside) {
+            beside =
+                std::async(std::launch::async, [&player, fault] { return player.play(fault); });
+            continue;
+        }
+        const std::size_t first = played.size();
         played.push_back(player.play(fault));
-        print_played(played.back());
-        fault_problems = fault_problems || !played.back().problem.empty();
+        if (beside.valid()) played.push_back(beside.get());
+        for (std::size_t i = first; i < played.size(); ++i) {
+            print_played(played[i]);
+            fault_problems = fault_problems || !played[i].problem.empty();
+        }
     }
     const bool fed = testing::eventually(
         std::chrono::seconds(seconds) + 120s, [&] { return feeder.finished(); }, 200ms);

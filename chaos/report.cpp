@@ -71,6 +71,8 @@ void print_details(const Verdict& v, const RateVerdict& rate, const WorkloadShap
         std::printf(" %s %lld", kind.c_str(), static_cast<long long>(count));
     }
     std::printf("%s\n", v.explained_by.empty() ? " none" : "");
+    std::printf("chaos: attempts: %lld retries and %lld fails applied\n",
+                static_cast<long long>(v.retries), static_cast<long long>(v.fails));
     std::printf(
         "chaos: rate %d/1s: %lld pushes of %lld rows seen (of %lld paced rows), at most %lld "
         "rows in one window\n",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <random>
 
 namespace rowpump::chaos {
@@ -33,17 +34,45 @@ std::string kind_name(FaultKind kind) {
             return "row_locks";
         case FaultKind::malformed:
             return "malformed";
+        case FaultKind::restart_worker:
+            return "restart_worker";
+        case FaultKind::db_time_zone:
+            return "db_time_zone";
+        case FaultKind::row_lock_long:
+            return "row_lock_long";
+        case FaultKind::push_reply_cut:
+            return "push_reply_cut";
     }
     return "?";
+}
+
+bool plays_alongside(FaultKind kind) {
+    return kind == FaultKind::row_locks || kind == FaultKind::db_time_zone ||
+           kind == FaultKind::push_reply_cut;
 }
 
 namespace {
 
 const std::vector<FaultKind> kAllKinds = {
-    FaultKind::kill_worker,        FaultKind::freeze_worker, FaultKind::kill_leader,
-    FaultKind::kill_standby,       FaultKind::freeze_leader, FaultKind::redis_restart_kept,
-    FaultKind::redis_restart_lost, FaultKind::mysql_kill,    FaultKind::mysql_down,
-    FaultKind::row_locks,          FaultKind::malformed};
+    FaultKind::kill_worker,   FaultKind::kill_worker,        FaultKind::kill_worker,
+    FaultKind::freeze_worker, FaultKind::kill_leader,        FaultKind::kill_standby,
+    FaultKind::freeze_leader, FaultKind::redis_restart_kept, FaultKind::redis_restart_lost,
+    FaultKind::mysql_kill,    FaultKind::mysql_down,         FaultKind::row_locks,
+    FaultKind::malformed,     FaultKind::restart_worker,     FaultKind::db_time_zone,
+    FaultKind::row_lock_long, FaultKind::push_reply_cut};
+
+// An overlap: one of these beside one of those.
+const std::vector<FaultKind> kBackground = {FaultKind::row_locks, FaultKind::db_time_zone,
+                                            FaultKind::push_reply_cut};
+const std::vector<FaultKind> kForeground = {
+    FaultKind::kill_worker,       FaultKind::restart_worker, FaultKind::freeze_worker,
+    FaultKind::kill_leader,       FaultKind::freeze_leader,  FaultKind::redis_restart_kept,
+    FaultKind::redis_restart_lost};
+
+bool hits_worker(FaultKind kind) {
+    return kind == FaultKind::kill_worker || kind == FaultKind::restart_worker ||
+           kind == FaultKind::freeze_worker;
+}
 
 // How long the fault lasts: freezes outlast what they must outlast (the heartbeat TTL, the
 // leader timeout) by a random margin; the outage outlasts the lease.
@@ -61,6 +90,10 @@ milliseconds duration_of(FaultKind kind, const ScheduleParams& p, std::mt19937_6
             return std::chrono::duration_cast<milliseconds>(p.lease) + between(1s, 3s);
         case FaultKind::row_locks:
             return between(2s, 5s);
+        case FaultKind::db_time_zone:
+            return between(3s, 6s);
+        case FaultKind::row_lock_long:
+            return p.lock_wait + between(2s, 5s);
         default:
             return 0ms;
     }
@@ -71,23 +104,52 @@ milliseconds duration_of(FaultKind kind, const ScheduleParams& p, std::mt19937_6
 std::vector<Fault> make_schedule(const ScheduleParams& p) {
     std::mt19937_64 rng(p.seed);
     std::vector<Fault> schedule;
+    std::map<FaultKind, int> worker_faults;  // how many of each kind hit a worker so far
+    auto draw = [&](FaultKind kind) {
+        Fault f;
+        f.kind = kind;
+        f.duration = duration_of(kind, p, rng);
+        f.target = std::uniform_int_distribution<int>(0, p.worker_slots - 1)(rng);
+        if (hits_worker(kind) && !p.slot_language.empty()) {
+            const int language = worker_faults[kind]++ % 3;
+            std::vector<int> slots;
+            for (int i = 0; i < static_cast<int>(p.slot_language.size()); ++i) {
+                if (p.slot_language[static_cast<std::size_t>(i)] == language) slots.push_back(i);
+            }
+            if (!slots.empty()) {
+                f.target =
+                    slots[std::uniform_int_distribution<std::size_t>(0, slots.size() - 1)(rng)];
+            }
+        }
+        return f;
+    };
+    auto pick = [&](const std::vector<FaultKind>& kinds) {
+        return kinds[std::uniform_int_distribution<std::size_t>(0, kinds.size() - 1)(rng)];
+    };
     milliseconds cursor = 5s;  // a quiet start: the normal dispatch rate is seen first
     const milliseconds end = std::chrono::duration_cast<milliseconds>(p.run) - 5s;
     for (int round = 0;; ++round) {
+        std::vector<std::vector<Fault>> steps;  // one fault, or an overlapping pair
         std::vector<FaultKind> kinds = kAllKinds;
         std::shuffle(kinds.begin(), kinds.end(), rng);
-        for (FaultKind kind : kinds) {
-            Fault f;
-            f.kind = kind;
-            f.duration = duration_of(kind, p, rng);
-            f.target = std::uniform_int_distribution<int>(0, p.worker_slots - 1)(rng);
+        for (FaultKind kind : kinds) steps.push_back({draw(kind)});
+        Fault background = draw(pick(kBackground));
+        background.alongside = true;
+        const auto at = std::uniform_int_distribution<std::size_t>(0, steps.size())(rng);
+        steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(at),
+                     {background, draw(pick(kForeground))});
+        for (auto& step : steps) {
+            milliseconds longest{0};
+            for (auto& f : step) {
+                f.at = cursor;
+                longest = std::max(longest, f.duration);
+            }
             // Room to recover before the next one: 3 to 5 s after the fault is over.
-            f.at = cursor;
             const milliseconds next =
-                f.at + f.duration +
+                cursor + longest +
                 milliseconds(std::uniform_int_distribution<int>(3000, 5000)(rng));
             if (round > 0 && next > end) return schedule;
-            schedule.push_back(f);
+            schedule.insert(schedule.end(), step.begin(), step.end());
             cursor = next;
         }
     }
@@ -105,9 +167,8 @@ std::string describe(const Fault& f, const std::vector<std::string>& slot_names)
     };
     char line[160];
     std::string what = kind_name(f.kind);
-    if (f.kind == FaultKind::kill_worker || f.kind == FaultKind::freeze_worker) {
-        what += " " + slot_names.at(static_cast<std::size_t>(f.target));
-    }
+    if (hits_worker(f.kind)) what += " " + slot_names.at(static_cast<std::size_t>(f.target));
+    if (f.alongside) what += " (beside the next)";
     if (f.duration.count() > 0) {
         std::snprintf(line, sizeof line, "  +%6.1f s  %-28s for %.1f s", seconds(f.at),
                       what.c_str(), seconds(f.duration));

@@ -2,8 +2,10 @@
 
 // The fault schedule: drawn from a seed before anything starts, printed, then played in order.
 // Faults come one after another with a pause between them, so each one's recovery can be
-// timed on its own. The first round has every kind once (in a random order); further rounds,
-// while the run lasts, draw again.
+// timed on its own, except one pair per round played at once (an overlap: a fault on the
+// database or on the dispatchers' Redis connection beside one on a process or on Redis). The
+// first round has every kind once (kill_worker three times, once per worker language), in a
+// random order; further rounds, while the run lasts, draw again.
 
 #include <chrono>
 #include <cstdint>
@@ -24,7 +26,15 @@ enum class FaultKind {
     mysql_down,          // MariaDB stopped for longer than the lease, then started
     row_locks,           // an application transaction holds row locks on due rows
     malformed,           // garbage pushed into the done and ready lists
+    restart_worker,      // kill -9 of a worker process, restarted at once under its own id
+    db_time_zone,        // SET GLOBAL time_zone to another offset, then back
+    row_lock_long,       // a row in flight locked by the application past the lock wait
+    push_reply_cut,      // the reply to a push never reaches the dispatcher (a cut connection)
 };
+
+// Kinds that touch no process the driver started: they may be played from another thread,
+// beside another fault.
+bool plays_alongside(FaultKind kind);
 
 std::string kind_name(FaultKind kind);
 
@@ -33,15 +43,22 @@ struct Fault {
     FaultKind kind = FaultKind::kill_worker;
     std::chrono::milliseconds duration{0};  // how long a freeze, an outage or a lock lasts
     int target = 0;                         // which worker slot (worker faults)
+    // Played in the background, beside the next fault of the schedule (which starts at the
+    // same time): an overlap.
+    bool alongside = false;
 };
 
 struct ScheduleParams {
     std::uint64_t seed = 0;
     std::chrono::seconds run{60};  // faults are placed within this, after a quiet start
     int worker_slots = 1;
+    // Each slot's worker language (0, 1, 2: C++, Python, Node.js); empty: one language. The
+    // n-th worker fault of a kind hits a slot of language n mod 3, so every language is hit.
+    std::vector<int> slot_language;
     std::chrono::milliseconds heartbeat_ttl{3000};
     std::chrono::milliseconds leader_timeout{3000};
     std::chrono::milliseconds lease{10000};
+    std::chrono::milliseconds lock_wait{10000};  // the dispatcher's innodb_lock_wait_timeout
 };
 
 // The first round always fits: the run is lengthened if needed (see schedule_end).

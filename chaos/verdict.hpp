@@ -1,20 +1,25 @@
 #pragma once
 
-// The verdict on the data: every row's applied outcomes (its `n` and the claim tokens its
-// on_success appended) against its handler runs in the ledgers.
+// The verdict on the data: every row's applied outcomes (its `n`, the claim tokens its
+// on_success appended, whether it ended dead) against its handler runs in the ledgers.
 //
-//   lost           a row with fewer applied outcomes than it needs (1, or `rounds`)
+//   lost           a row with fewer applied outcomes than it needs (1, or `rounds`; 0 for a
+//                  row that fails on purpose, which must end dead), or dead when it should not be
 //   applied twice  a row with more
-//   extra run      a handler run whose claim was never applied (or a second run of an
-//                  applied claim); each must be explained by a fault of the schedule:
-//                    kill_worker         a run by the killed process (before it died)
-//                    freeze_worker       a run by the frozen process, from 10 s before the
-//                                        freeze until 10 s after the thaw (its report came
-//                                        too late, or its batch ran after the thaw)
-//                    redis_restart_lost  any run from 60 s before the restart until 10 s after
-//                                        (its task or its outcome was in a list that was lost)
+//   applied run    a success whose token the row holds (its earliest run), a retry followed
+//                  by a run of a later attempt (or by the row's death), the last fail of a row
+//                  that ended dead
+//   extra run      any other run (a second run of a token, a success never applied, a retry
+//                  or fail that changed nothing); each must be explained by a fault of the
+//                  schedule that took that very task:
+//                    kill_worker, restart_worker  a run by the killed process of a task in its
+//                                                 processing list when it was killed
+//                    freeze_worker                a run by the frozen process of a task in its
+//                                                 processing list while it was frozen
+//                    redis_restart_lost           a run of a task any list held at the wipe
 //                  Nothing else explains a run: a dispatcher's death or freeze, MySQL outages,
-//                  row locks and kept Redis data must not make any handler run again.
+//                  time-zone steps, row locks, a cut push reply and kept Redis data must not
+//                  make any handler run again.
 
 #include <cstdint>
 #include <map>
@@ -36,6 +41,8 @@ struct Verdict {
     std::int64_t runs = 0;
     std::int64_t extra_runs = 0;
     std::int64_t explained = 0;
+    std::int64_t retries = 0;  // retry outcomes applied (planned ones, and take-backs' retries)
+    std::int64_t fails = 0;    // fail outcomes applied: rows dead as planned
     std::map<std::string, std::int64_t> explained_by;  // fault kind -> extra runs it explains
     // Bookkeeping that must never happen: `n` not matching the tokens appended, an applied
     // token no handler ran, a ledger run for a row that does not exist.
@@ -53,8 +60,10 @@ const FaultRecord* explain(const LedgerRun& run, const std::vector<FaultRecord>&
 // Judges rows one at a time against the ledger's runs.
 class Judge {
 public:
+    // Keeps references to both: they must outlive the Judge.
     Judge(const Ledger& ledger, const std::vector<FaultRecord>& faults);
-    void row(const QueueInfo& q, const std::string& id, std::int64_t n, const std::string& claims);
+    void row(const QueueInfo& q, const std::string& id, std::int64_t n, const std::string& claims,
+             bool dead = false);
     // Ledger runs left over belong to no row; `rows` is how many rows were inserted.
     Verdict finish(std::int64_t rows);
 

@@ -1,8 +1,11 @@
-// rowpump_chaos_worker: an SDK worker for the chaos run. Its handler appends one line per run
-// to a ledger file of its own, `<queue> <id> <token> <pid> <unix µs>`, with one write(2) on an
-// O_APPEND descriptor: a line written is on disk whatever happens to the process next (kill -9
-// included), and lines never interleave. It reports success with `claim=<token>`, which the
-// queue's on_success appends to the row, so the verdict knows which runs were applied.
+// rowpump_chaos_worker: the C++ SDK's worker for the chaos run (chaos_worker.py and
+// chaos-worker.js are the Python and Node.js ones; all three write the same ledger). Its handler
+// appends one line per run to a ledger file of its own, `<queue> <id> <token> <pid> <unix µs>
+// <outcome>`, with one write(2) on an O_APPEND descriptor: a line written is on disk whatever
+// happens to the process next (kill -9 included), and lines never interleave. The outcome is
+// the one planned for the task (planned_outcome(), workload.hpp: a few `once` rows retry on
+// their first attempt or fail); a success reports `claim=<token>`, which the queue's on_success
+// appends to the row, so the verdict knows which runs were applied.
 //
 // SIGTERM or SIGINT: stop fetching, finish the tasks in hand, exit 0.
 
@@ -21,6 +24,7 @@
 #include "rowpump/testing/bench_options.hpp"
 #include "rowpump/testing/worker_main.hpp"
 #include "rowpump/worker.hpp"
+#include "workload.hpp"
 
 namespace {
 
@@ -58,12 +62,14 @@ public:
     Ledger(const Ledger&) = delete;
     Ledger& operator=(const Ledger&) = delete;
 
-    void record(const std::string& queue, const rowpump::Task& task) const {
+    void record(const std::string& queue, const rowpump::Task& task,
+                const std::string& outcome) const {
         const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count();
         const std::string line = queue + " " + task.id + " " + task.token + " " +
-                                 std::to_string(::getpid()) + " " + std::to_string(micros) + "\n";
+                                 std::to_string(::getpid()) + " " + std::to_string(micros) + " " +
+                                 outcome + "\n";
         if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
             throw std::runtime_error("cannot write the ledger: " +
                                      std::string(std::strerror(errno)));
@@ -84,7 +90,19 @@ int main(int argc, char** argv) try {
     return rowpump::testing::serve_until_signal(
         worker,
         [&](const rowpump::Task& task) {
-            ledger.record(args.options.queue, task);
+            using rowpump::chaos::Planned;
+            const Planned planned =
+                rowpump::chaos::planned_outcome(args.options.queue, task.id, task.attempt);
+            ledger.record(args.options.queue, task, rowpump::chaos::planned_name(planned));
+            switch (planned) {
+                case Planned::retry:
+                    return rowpump::Outcome::retry("chaos: retries on purpose",
+                                                   std::chrono::milliseconds(200));
+                case Planned::fail:
+                    return rowpump::Outcome::fail("chaos: fails on purpose");
+                case Planned::ok:
+                    break;
+            }
             return rowpump::Outcome::success({{"claim", task.token}});
         },
         signals, "rowpump_chaos_worker");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 
 namespace rowpump::chaos {
@@ -14,12 +15,46 @@ Micros now_micros() {
         .count();
 }
 
+Planned planned_outcome(const std::string& queue, const std::string& id, int attempt) {
+    if (queue != "once") return Planned::ok;
+    const std::int64_t n = std::stoll(id);
+    if (n % 500 == 250) return Planned::fail;
+    if (n % 20 == 7 && attempt == 1) return Planned::retry;
+    return Planned::ok;
+}
+
+std::string planned_name(Planned planned) {
+    switch (planned) {
+        case Planned::retry:
+            return "retry";
+        case Planned::fail:
+            return "fail";
+        case Planned::ok:
+            break;
+    }
+    return "ok";
+}
+
+bool fails_on_purpose(const std::string& queue, const std::string& id) {
+    return queue == "once" && std::stoll(id) % 500 == 250;
+}
+
+std::string uuid_of(std::int64_t n) {
+    char text[40];
+    const auto v = static_cast<unsigned long long>(n);
+    std::snprintf(text, sizeof text, "c%07llx-%04llx-4%03llx-a%03llx-%012llx", v & 0xfffffff,
+                  (v * 7919) & 0xffff, (v * 104729) & 0xfff, (v * 1299709) & 0xfff,
+                  (v * 15485863) & 0xffffffffffffULL);
+    return text;
+}
+
 WorkloadShape shape_for(std::int64_t tasks, int seconds) {
     WorkloadShape shape;
     shape.paced_rows = std::max<std::int64_t>(tasks / 100, 10);
+    shape.uuid_rows = std::max<std::int64_t>(tasks / 20, 10);
     shape.periodic_rows = std::max<std::int64_t>(tasks / 5 / shape.rounds, 10);
-    shape.once_rows =
-        std::max<std::int64_t>(tasks - shape.paced_rows - shape.periodic_rows * shape.rounds, 10);
+    shape.once_rows = std::max<std::int64_t>(
+        tasks - shape.paced_rows - shape.uuid_rows - shape.periodic_rows * shape.rounds, 10);
     // Dispatching the paced rows takes about 80% of the run: the limit binds throughout.
     shape.paced_per_second = static_cast<int>(
         std::max<double>(1, std::ceil(static_cast<double>(shape.paced_rows) / (seconds * 0.8))));
@@ -29,7 +64,8 @@ WorkloadShape shape_for(std::int64_t tasks, int seconds) {
 std::vector<QueueInfo> queue_infos(const WorkloadShape& shape) {
     return {{"once", "chaos_once", 1},
             {"periodic", "chaos_periodic", shape.rounds},
-            {"paced", "chaos_paced", 1}};
+            {"paced", "chaos_paced", 1},
+            {"uuid", "chaos_uuid", 1}};
 }
 
 void create_tables(testing::MysqlClient& db) {
@@ -39,6 +75,11 @@ void create_tables(testing::MysqlClient& db) {
                 "DEFAULT 0, touched INT NOT NULL DEFAULT 0, claims VARCHAR(2000) NOT NULL DEFAULT "
                 "'', KEY (done)) ENGINE=InnoDB");
     }
+    db.exec(
+        "CREATE TABLE chaos_uuid (id CHAR(36) CHARACTER SET ascii PRIMARY KEY, done TINYINT NOT "
+        "NULL "
+        "DEFAULT 0, n INT NOT NULL DEFAULT 0, claims VARCHAR(2000) NOT NULL DEFAULT '', KEY "
+        "(done)) ENGINE=InnoDB");
     db.exec(
         "CREATE TABLE chaos_periodic (id BIGINT PRIMARY KEY, rounds_left INT NOT NULL, next_at "
         "DATETIME(3) NULL, n INT NOT NULL DEFAULT 0, claims VARCHAR(2000) NOT NULL DEFAULT '', "
@@ -75,12 +116,13 @@ std::vector<testing::QueueSpec> queue_specs(const WorkloadShape& shape) {
     // next_at is computed before rounds_left changes (it is listed first, and reads the old
     // value either way); a finished row gets NULL, which the index on next_at leaves out.
     testing::QueueSpec periodic = base_spec("periodic", shape);
-    periodic.due = "rounds_left > 0 AND next_at <= NOW(3)";
+    // UTC_TIMESTAMP, not NOW: the workload's own SQL must not move with the db_time_zone fault.
+    periodic.due = "rounds_left > 0 AND next_at <= UTC_TIMESTAMP(3)";
     periodic.order_by = "next_at";
     periodic.batch = 500;
     periodic.max_backlog = 5000;
     periodic.on_success =
-        "next_at = IF(rounds_left > 1, NOW(3) + INTERVAL 1 SECOND, NULL), "
+        "next_at = IF(rounds_left > 1, UTC_TIMESTAMP(3) + INTERVAL 1 SECOND, NULL), "
         "rounds_left = rounds_left - 1, " +
         count_claim;
 
@@ -91,19 +133,28 @@ std::vector<testing::QueueSpec> queue_specs(const WorkloadShape& shape) {
     paced.max_backlog = 100;
     paced.rate = std::to_string(shape.paced_per_second) + "/1s";
     paced.on_success = "done = 1, " + count_claim;
-    return {once, periodic, paced};
+    testing::QueueSpec uuid = base_spec("uuid", shape);
+    uuid.due = "done = 0";
+    uuid.order_by = "id";
+    uuid.batch = 100;
+    uuid.max_backlog = 2000;
+    uuid.rate = kUuidRate;
+    uuid.on_success = "done = 1, " + count_claim;
+    return {once, periodic, paced, uuid};
 }
 
 namespace {
 
 constexpr std::int64_t kRowsPerInsert = 1000;
 
-// `columns` are the id and those that `values` fill, in order.
+// `columns` are the id and those that `values` fill, in order; `id_of` gives the id's SQL.
 void insert_rows(testing::MysqlClient& db, const std::string& table, const std::string& columns,
-                 const std::string& values, std::int64_t first, std::int64_t end) {
+                 const std::string& values, std::int64_t first, std::int64_t end,
+                 std::string (*id_of)(std::int64_t) = nullptr) {
     std::string sql = "INSERT IGNORE INTO " + table + " (" + columns + ") VALUES ";
     for (std::int64_t id = first; id < end; ++id) {
-        sql += (id == first ? "(" : ",(") + std::to_string(id) + values + ")";
+        const std::string key = id_of == nullptr ? std::to_string(id) : "'" + id_of(id) + "'";
+        sql += (id == first ? "(" : ",(") + key + values + ")";
     }
     db.exec(sql);
 }
@@ -147,8 +198,14 @@ void Feeder::insert_until(testing::MysqlClient& db, double fraction) {
     for (std::int64_t goal = target(shape_.periodic_rows); periodic_done_ < goal;) {
         const std::int64_t end = std::min(goal, periodic_done_ + kRowsPerInsert);
         insert_rows(db, "chaos_periodic", "id, rounds_left, next_at",
-                    ", " + std::to_string(shape_.rounds) + ", NOW(3)", periodic_done_ + 1, end + 1);
+                    ", " + std::to_string(shape_.rounds) + ", UTC_TIMESTAMP(3)", periodic_done_ + 1,
+                    end + 1);
         periodic_done_ = end;
+    }
+    for (std::int64_t goal = target(shape_.uuid_rows); uuid_done_ < goal;) {
+        const std::int64_t end = std::min(goal, uuid_done_ + kRowsPerInsert);
+        insert_rows(db, "chaos_uuid", "id", "", uuid_done_ + 1, end + 1, uuid_of);
+        uuid_done_ = end;
     }
 }
 

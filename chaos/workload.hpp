@@ -7,6 +7,7 @@
 //   periodic  each row runs `rounds` times, 1 s apart: due while rounds_left > 0 and
 //             next_at has passed
 //   paced     one-shot with `rate`: all rows inserted at the start, so the limit binds
+//   uuid      one-shot on a table whose primary key is a CHAR(36) UUID
 //
 // Every on_success counts the row's applied outcomes (n = n + 1) and appends the claim token
 // the worker reports (`claims`), so the verdict can tell which handler runs were applied.
@@ -27,16 +28,30 @@ namespace rowpump::chaos {
 using Micros = std::int64_t;  // system clock, µs since the epoch: the ledger's clock
 Micros now_micros();
 
+// What the chaos workers' handler returns (each language's worker applies the same rule):
+// `once` rows whose id is 250 mod 500 fail (the row ends dead, with no outcome applied),
+// `once` rows whose id is 7 mod 20 ask for a retry on their first attempt; every other run
+// succeeds. The ledger records the outcome of each run.
+enum class Planned { ok, retry, fail };
+Planned planned_outcome(const std::string& queue, const std::string& id, int attempt);
+std::string planned_name(Planned planned);  // "ok", "retry", "fail": the ledger's word
+// Rows that must end dead (by their `fail`), with no outcome applied.
+bool fails_on_purpose(const std::string& queue, const std::string& id);
+
 struct WorkloadShape {
     std::int64_t once_rows = 0;
     std::int64_t periodic_rows = 0;
     int rounds = 3;  // applied outcomes each periodic row needs
     std::int64_t paced_rows = 0;
     int paced_per_second = 1;  // the paced queue's rate
+    std::int64_t uuid_rows = 0;
     std::chrono::seconds lease{10};
     std::string claim = "mysql";  // every queue's claim mode (`claim:`)
 
-    std::int64_t tasks() const { return once_rows + periodic_rows * rounds + paced_rows; }
+    std::int64_t tasks() const {
+        return once_rows + periodic_rows * rounds + paced_rows + uuid_rows;
+    }
+    std::int64_t rows() const { return once_rows + periodic_rows + paced_rows + uuid_rows; }
 };
 
 // Splits `tasks` (applied outcomes in all) over the queues; the paced queue's rate is set so
@@ -49,6 +64,14 @@ struct QueueInfo {
     std::string table;
     int expected_runs;
 };
+// The uuid queue's rate: far above what it reaches, only so that the reply to each of its
+// pushes carries a number no other reply has (push.lua returns the rows the window still
+// takes, 987654321 minus a few), which the push_reply_cut fault looks for.
+constexpr const char* kUuidRate = "987654321/1s";
+constexpr const char* kUuidPushReply = "\r\n98765";
+// The uuid queue's row `n` (1-based): a version-4-shaped UUID made from n, never starting
+// with 9 (so no id looks like kUuidPushReply's number).
+std::string uuid_of(std::int64_t n);
 std::vector<QueueInfo> queue_infos(const WorkloadShape& shape);
 
 void create_tables(testing::MysqlClient& db);
@@ -80,6 +103,7 @@ private:
     std::chrono::milliseconds duration_;
     std::atomic<std::int64_t> once_done_{0};
     std::int64_t periodic_done_ = 0;
+    std::int64_t uuid_done_ = 0;
     std::atomic<bool> finished_{false};
     std::atomic<bool> stop_{false};
     mutable std::mutex mutex_;

@@ -31,6 +31,7 @@ while (($#)); do
 done
 
 "$ROWPUMP_ROOT/scripts/install-deps.sh"
+"$ROWPUMP_ROOT/tests/node/npm_ci.sh" "$ROWPUMP_ROOT/worker-sdk/node" >/dev/null  # the Node.js workers
 "$ROWPUMP_ROOT/scripts/build.sh" rowpump_chaos >/dev/null
 
 run_dir=$ROWPUMP_ROOT/run/chaos-$(date +%Y%m%d-%H%M%S)-$$

@@ -61,6 +61,12 @@ ReplyCutProxy::~ReplyCutProxy() {
     ::close(listen_fd_);
 }
 
+void ReplyCutProxy::arm(std::string needle) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    needle_ = std::move(needle);
+    cut_ = false;
+}
+
 void ReplyCutProxy::run() {
     std::vector<Pair> pairs;
     char buffer[65536];
@@ -98,7 +104,12 @@ void ReplyCutProxy::run() {
                 if (!alive || !(f.revents & (POLLIN | POLLHUP | POLLERR))) continue;
                 const ssize_t n = ::recv(f.fd, buffer, sizeof buffer, 0);
                 const std::string_view data(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
-                if (n <= 0 || (from_server && !cut_ && data.find(needle_) != std::string::npos)) {
+                std::string needle;
+                if (from_server && !cut_) {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    needle = needle_;
+                }
+                if (n <= 0 || (!needle.empty() && data.find(needle) != std::string::npos)) {
                     cut_ = cut_ || n > 0;
                     alive = false;
                 } else {

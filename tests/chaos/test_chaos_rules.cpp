@@ -1,9 +1,11 @@
 // The chaos run's rules on made-up data: the verdict must catch a lost row, a row applied
-// twice and an extra run no fault explains; the rate check must catch a full window; the
-// schedule must hold every fault kind and repeat with its seed.
+// twice and an extra run no fault explains (only a fault that took that very task does); the
+// rate check must catch a full window; the schedule must hold every fault kind, overlaps and
+// kills of every language, and repeat with its seed.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "rate_watch.hpp"
@@ -22,12 +24,14 @@ LedgerRun run(const std::string& id, const std::string& token, pid_t pid = 100, 
     return LedgerRun{"once", id, token, pid, at};
 }
 
-FaultRecord record(FaultKind kind, Micros start, Micros end, pid_t pid = 0) {
+FaultRecord record(FaultKind kind, Micros start, Micros end, pid_t pid = 0,
+                   std::set<std::string> taken = {}) {
     FaultRecord r;
     r.fault.kind = kind;
     r.start = start;
     r.end = end;
     r.pid = pid;
+    r.taken = std::move(taken);
     return r;
 }
 
@@ -48,7 +52,9 @@ TEST_CASE("chaos verdict: one run, one applied outcome is clean", "[chaos]") {
 
 TEST_CASE("chaos verdict: a row short of its outcomes is lost, one over is applied twice",
           "[chaos]") {
-    Judge judge(Ledger{{run("1", "A"), {"periodic", "2", "B", 100, 0}}, 0}, {});
+    const Ledger ledger{{run("1", "A"), {"periodic", "2", "B", 100, 0}}, 0};
+    const std::vector<FaultRecord> none;
+    Judge judge(ledger, none);
     judge.row(kOnce, "1", 0, "");
     judge.row(kPeriodic, "2", 1, "B ");
     judge.row(kOnce, "3", 2, "C D ");
@@ -60,40 +66,124 @@ TEST_CASE("chaos verdict: a row short of its outcomes is lost, one over is appli
     CHECK(!v.passed());
 }
 
-TEST_CASE("chaos verdict: an extra run is explained only by a fault that could cause it",
+TEST_CASE("chaos verdict: an extra run is explained only by a fault that took its task",
           "[chaos]") {
     const Ledger ledger{{run("1", "A", 77, 10 * kSecond), run("1", "B", 88, 20 * kSecond)}, 0};
     // B applied; A's outcome never was.
     CHECK(!judge_one(ledger, {}, 1, "B ").passed());
-    // The process that ran A was killed after it ran: explained.
-    CHECK(
-        judge_one(ledger, {record(FaultKind::kill_worker, 11 * kSecond, 11 * kSecond, 77)}, 1, "B ")
-            .passed());
-    // Killed before A's run (a pid cannot run after its death), or another process: not.
-    CHECK(
-        !judge_one(ledger, {record(FaultKind::kill_worker, 9 * kSecond, 9 * kSecond, 77)}, 1, "B ")
-             .passed());
-    CHECK(!judge_one(ledger, {record(FaultKind::kill_worker, 11 * kSecond, 11 * kSecond, 88)}, 1,
-                     "B ")
-               .passed());
-    // A freeze of that process explains runs up to 10 s around it.
-    CHECK(judge_one(ledger, {record(FaultKind::freeze_worker, 15 * kSecond, 19 * kSecond, 77)}, 1,
+    // The process that ran A was killed holding A: explained.
+    for (FaultKind kind : {FaultKind::kill_worker, FaultKind::restart_worker}) {
+        CHECK(judge_one(ledger, {record(kind, 11 * kSecond, 11 * kSecond, 77, {"A"})}, 1, "B ")
+                  .passed());
+        // Killed holding other tasks (its report of A came through, say), or another process
+        // killed holding A: not.
+        CHECK(!judge_one(ledger, {record(kind, 11 * kSecond, 11 * kSecond, 77, {"C"})}, 1, "B ")
+                   .passed());
+        CHECK(!judge_one(ledger, {record(kind, 11 * kSecond, 11 * kSecond, 88, {"A"})}, 1, "B ")
+                   .passed());
+    }
+    // A freeze of that process, with A in its hands while frozen.
+    CHECK(judge_one(ledger,
+                    {record(FaultKind::freeze_worker, 9 * kSecond, 14 * kSecond, 77, {"A"})}, 1,
                     "B ")
               .passed());
-    CHECK(!judge_one(ledger, {record(FaultKind::freeze_worker, 25 * kSecond, 29 * kSecond, 77)}, 1,
-                     "B ")
+    CHECK(!judge_one(ledger, {record(FaultKind::freeze_worker, 9 * kSecond, 14 * kSecond, 77, {})},
+                     1, "B ")
                .passed());
-    // Redis losing its lists explains any run shortly before it.
-    CHECK(judge_one(ledger, {record(FaultKind::redis_restart_lost, 12 * kSecond, 12 * kSecond)}, 1,
-                    "B ")
+    // Redis losing its lists explains a run of a task they held at the wipe, by anyone, and
+    // no other run whenever it was.
+    CHECK(judge_one(
+              ledger,
+              {record(FaultKind::redis_restart_lost, 12 * kSecond, 12 * kSecond, 0, {"A", "X"})}, 1,
+              "B ")
               .passed());
-    CHECK(!judge_one(ledger, {record(FaultKind::redis_restart_lost, 80 * kSecond, 80 * kSecond)}, 1,
-                     "B ")
+    CHECK(!judge_one(ledger,
+                     {record(FaultKind::redis_restart_lost, 12 * kSecond, 12 * kSecond, 0, {"X"})},
+                     1, "B ")
                .passed());
-    // Nothing a dispatcher, MySQL or kept Redis data suffers explains a handler run.
-    for (FaultKind kind : {FaultKind::kill_leader, FaultKind::freeze_leader, FaultKind::mysql_down,
-                           FaultKind::mysql_kill, FaultKind::redis_restart_kept}) {
-        CHECK(!judge_one(ledger, {record(kind, 5 * kSecond, 30 * kSecond, 77)}, 1, "B ").passed());
+    // Nothing a dispatcher, MySQL, a time-zone step, a lock, a cut push reply or kept Redis
+    // data suffers explains a handler run, even with the task named.
+    for (FaultKind kind :
+         {FaultKind::kill_leader, FaultKind::freeze_leader, FaultKind::mysql_down,
+          FaultKind::mysql_kill, FaultKind::redis_restart_kept, FaultKind::db_time_zone,
+          FaultKind::row_lock_long, FaultKind::push_reply_cut, FaultKind::row_locks}) {
+        CHECK(!judge_one(ledger, {record(kind, 5 * kSecond, 30 * kSecond, 77, {"A"})}, 1, "B ")
+                   .passed());
+    }
+}
+
+TEST_CASE("chaos verdict: the ledger's order decides nothing", "[chaos]") {
+    // The same runs listed in another order give the same verdict: the later run of a token
+    // is the extra one, whichever file listed it first.
+    const LedgerRun early = run("1", "A", 77, 10 * kSecond);
+    const LedgerRun late = run("1", "A", 88, 20 * kSecond);
+    const std::vector<FaultRecord> late_explained = {
+        record(FaultKind::kill_worker, 21 * kSecond, 21 * kSecond, 88, {"A"})};
+    CHECK(judge_one(Ledger{{early, late}, 0}, late_explained, 1, "A ").passed());
+    CHECK(judge_one(Ledger{{late, early}, 0}, late_explained, 1, "A ").passed());
+}
+
+TEST_CASE("chaos verdict: planned retries and fails are applied attempts, not extra runs",
+          "[chaos]") {
+    // Row 7 retries on its first attempt, then succeeds on the second.
+    const LedgerRun retry1{"once", "7", "0123456789ABCDEF-1-aaaaaaaa", 100, 1 * kSecond, "retry"};
+    const LedgerRun ok2{"once", "7", "0123456789ABCDEF-2-bbbbbbbb", 100, 2 * kSecond, "ok"};
+    {
+        const Ledger ledger{{retry1, ok2}, 0};
+        const std::vector<FaultRecord> none;
+        Judge judge(ledger, none);
+        judge.row(kOnce, "7", 1, ok2.token + " ");
+        const Verdict v = judge.finish(1);
+        CHECK(v.passed());
+        CHECK(v.retries == 1);
+        CHECK(v.extra_runs == 0);
+    }
+    // A retry no later attempt followed (its report lost, the row run again at the same
+    // attempt): an extra run, unexplained without a fault that took it.
+    const LedgerRun ok1{"once", "7", "0123456789ABCDEF-1-cccccccc", 100, 2 * kSecond, "ok"};
+    {
+        const Ledger ledger{{retry1, ok1}, 0};
+        const std::vector<FaultRecord> none;
+        Judge judge(ledger, none);
+        judge.row(kOnce, "7", 1, ok1.token + " ");
+        CHECK(!judge.finish(1).passed());
+    }
+    // Row 250 fails on purpose: dead with no outcome is right; alive, or done, is not.
+    const LedgerRun fail1{"once", "250", "0123456789ABCDEF-1-dddddddd", 100, 1 * kSecond, "fail"};
+    {
+        const Ledger ledger{{fail1}, 0};
+        const std::vector<FaultRecord> none;
+        Judge judge(ledger, none);
+        judge.row(kOnce, "250", 0, "", true);
+        const Verdict v = judge.finish(1);
+        CHECK(v.passed());
+        CHECK(v.fails == 1);
+    }
+    {
+        const Ledger ledger{{fail1}, 0};
+        const std::vector<FaultRecord> none;
+        Judge judge(ledger, none);
+        judge.row(kOnce, "250", 0, "", false);
+        CHECK(judge.finish(1).lost == 1);
+    }
+    // A row that should succeed and ended dead is lost.
+    {
+        const Ledger ledger{{run("1", "A")}, 0};
+        const std::vector<FaultRecord> none;
+        Judge judge(ledger, none);
+        judge.row(kOnce, "1", 0, "", true);
+        CHECK(judge.finish(1).lost == 1);
+    }
+    // Two fails of a row that died once: the earlier one is extra.
+    const LedgerRun fail2{"once", "250", "0123456789ABCDEF-1-eeeeeeee", 101, 5 * kSecond, "fail"};
+    {
+        const Ledger ledger{{fail1, fail2}, 0};
+        const std::vector<FaultRecord> none;
+        Judge judge(ledger, none);
+        judge.row(kOnce, "250", 0, "", true);
+        const Verdict v = judge.finish(1);
+        CHECK(v.extra_runs == 1);
+        CHECK(!v.passed());
     }
 }
 
@@ -121,14 +211,35 @@ TEST_CASE("chaos schedule: every kind in the first round, the same for the same 
     ScheduleParams params;
     params.seed = 42;
     params.run = std::chrono::seconds(80);
-    params.worker_slots = 5;
+    params.worker_slots = 6;
+    params.slot_language = {0, 0, 1, 1, 2, 2};
     const auto schedule = make_schedule(params);
     std::set<FaultKind> kinds;
-    for (const auto& f : schedule) kinds.insert(f.kind);
-    CHECK(kinds.size() == 11);
-    for (std::size_t i = 1; i < schedule.size(); ++i) {
-        CHECK(schedule[i].at >= schedule[i - 1].at + schedule[i - 1].duration);  // one at a time
+    std::set<int> killed_languages;
+    int overlaps = 0;
+    for (const auto& f : schedule) {
+        kinds.insert(f.kind);
+        if (f.kind == FaultKind::kill_worker) killed_languages.insert(f.target / 2);
     }
+    CHECK(kinds.size() == 15);
+    CHECK(killed_languages.size() == 3);  // kills hit every language
+    for (std::size_t i = 1; i < schedule.size(); ++i) {
+        if (schedule[i - 1].alongside) {
+            // An overlap: a fault that may be played from another thread, beside the next.
+            ++overlaps;
+            CHECK(plays_alongside(schedule[i - 1].kind));
+            CHECK(schedule[i].at == schedule[i - 1].at);
+            CHECK(!schedule[i].alongside);
+        } else if (i >= 2 && schedule[i - 2].alongside) {
+            const auto end = std::max(schedule[i - 2].at + schedule[i - 2].duration,
+                                      schedule[i - 1].at + schedule[i - 1].duration);
+            CHECK(schedule[i].at >= end);
+        } else {
+            CHECK(schedule[i].at >=
+                  schedule[i - 1].at + schedule[i - 1].duration);  // one at a time
+        }
+    }
+    CHECK(overlaps >= 1);
     const auto again = make_schedule(params);
     REQUIRE(again.size() == schedule.size());
     for (std::size_t i = 0; i < schedule.size(); ++i) {
@@ -156,6 +267,7 @@ TEST_CASE("chaos schedule: freezes and the MySQL outage outlast what they must",
                 CHECK(f.duration > params.leader_timeout * 4 / 3);
             }
             if (f.kind == FaultKind::mysql_down) CHECK(f.duration > params.lease);
+            if (f.kind == FaultKind::row_lock_long) CHECK(f.duration > params.lock_wait);
         }
     }
 }

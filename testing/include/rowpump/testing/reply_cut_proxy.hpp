@@ -6,6 +6,7 @@
 // Every other byte, and every later connection, passes through unchanged.
 
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -20,6 +21,8 @@ public:
 
     int port() const { return port_; }
     bool cut() const { return cut_; }  // the reply has been held back and its connection closed
+    // Cuts again: the next reply containing `needle` (empty: none; a pass-through proxy).
+    void arm(std::string needle);
 
 private:
     void run();
@@ -27,7 +30,8 @@ private:
     int listen_fd_ = -1;
     int port_ = 0;
     int target_port_;
-    std::string needle_;
+    std::mutex mutex_;
+    std::string needle_;  // guarded by mutex_
     std::atomic<bool> cut_{false};
     std::atomic<bool> stop_{false};
     std::thread thread_;

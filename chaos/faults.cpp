@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -334,10 +335,13 @@ void FaultPlayer::db_time_zone(FaultRecord& r) {
     }
 }
 
-// A one-shot row whose task waits in the ready list is locked (and updated) by an application
-// transaction for longer than the dispatcher's lock wait: its outcome must wait for the lock
-// without holding up the other rows' outcomes, and be applied once the lock goes.
+// A one-shot row in flight is locked (and updated) by an application transaction for longer
+// than the dispatcher's lock wait: its outcome waits for the lock and is applied once the
+// lock goes, and meanwhile the other rows' outcomes go on being applied. The fault's check:
+// while the lock is held, `once` outcomes are seen applied at least every 5 s (the feeder
+// keeps inserting one-shot rows, so there are always some to apply).
 void FaultPlayer::row_lock_long(FaultRecord& r) {
+    constexpr auto kLongestStall = 5s;
     try {
         const std::string ids = in_flight("once", 1);
         testing::MysqlClient db = cluster_.db();
@@ -347,9 +351,35 @@ void FaultPlayer::row_lock_long(FaultRecord& r) {
         if (!held.empty()) {
             db.exec("UPDATE chaos_once SET touched = touched + 1 WHERE id = " + held.front());
         }
-        std::this_thread::sleep_for(r.fault.duration);
+        // Plain reads from another session: they do not wait for the lock.
+        testing::MysqlClient watch = cluster_.db();
+        const auto applied = [&] {
+            return watch.scalar("SELECT COUNT(*) FROM chaos_once WHERE n > 0");
+        };
+        const auto until = std::chrono::steady_clock::now() + r.fault.duration;
+        auto last_change = std::chrono::steady_clock::now();
+        auto longest = std::chrono::steady_clock::duration::zero();
+        for (std::int64_t seen = applied(); std::chrono::steady_clock::now() < until;) {
+            std::this_thread::sleep_for(100ms);
+            const std::int64_t now = applied();
+            const auto t = std::chrono::steady_clock::now();
+            if (now != seen) {
+                seen = now;
+                last_change = t;
+            }
+            longest = std::max(longest, t - last_change);
+        }
         db.exec("COMMIT");
-        r.what = held.empty() ? std::string("no row in flight") : "chaos_once id " + held.front();
+        const double stall_s = std::chrono::duration<double>(longest).count();
+        char text[160];
+        std::snprintf(text, sizeof text, "%s, other outcomes stalled at most %.1f s",
+                      held.empty() ? "no row in flight" : ("chaos_once id " + held.front()).c_str(),
+                      stall_s);
+        r.what = text;
+        if (longest > kLongestStall) {
+            r.problem = "row_lock_long: no outcome of another row applied for " +
+                        std::to_string(static_cast<int>(stall_s)) + " s while one row was locked";
+        }
     } catch (const std::exception& e) {
         r.problem = std::string("row_lock_long: ") + e.what();
     }

@@ -94,6 +94,33 @@ bool all_done(Cluster& cluster) {
     }
 }
 
+// What is left when the drain timed out: rows not finished, and lists not empty, by name.
+void print_leftovers(Cluster& cluster) {
+    try {
+        testing::MysqlClient db = cluster.db();
+        std::printf(
+            "chaos: left: %lld one-shot, %lld periodic, %lld paced, %lld uuid rows not done\n",
+            static_cast<long long>(
+                db.scalar("SELECT COUNT(*) FROM chaos_once WHERE done = 0 AND rp_dead_at IS NULL")),
+            static_cast<long long>(
+                db.scalar("SELECT COUNT(*) FROM chaos_periodic WHERE rounds_left > 0")),
+            static_cast<long long>(db.scalar("SELECT COUNT(*) FROM chaos_paced WHERE done = 0")),
+            static_cast<long long>(db.scalar("SELECT COUNT(*) FROM chaos_uuid WHERE done = 0")));
+        auto redis = cluster.redis().connect();
+        for (const auto& key : redis.command({"KEYS", "rowpump:*"}).strings()) {
+            if (redis.command({"TYPE", key}).string() != "list" ||
+                key.find(":bad") != std::string::npos || key.find(":window") != std::string::npos) {
+                continue;
+            }
+            const auto n = testing::list_length(redis, key);
+            if (n > 0)
+                std::printf("chaos: left: %s holds %lld\n", key.c_str(), static_cast<long long>(n));
+        }
+    } catch (const std::exception& e) {
+        std::printf("chaos: left: cannot look: %s\n", e.what());
+    }
+}
+
 int run(const Options& o) {
     std::vector<std::string> slot_names;
     ScheduleParams params;
@@ -149,7 +176,10 @@ int run(const Options& o) {
     const bool done = testing::eventually(
         std::chrono::seconds(o.drain_timeout), [&] { return all_done(cluster); }, 500ms);
     const double finished_s = std::chrono::duration<double>(Clock::now() - start).count();
-    if (!done) std::printf("chaos: not finished %d s after the last insert\n", o.drain_timeout);
+    if (!done) {
+        std::printf("chaos: not finished %d s after the last insert\n", o.drain_timeout);
+        print_leftovers(cluster);
+    }
     feeder.stop();
     rate_watch.stop();
     cluster.stop_workers();

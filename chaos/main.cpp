@@ -40,6 +40,7 @@ struct Options {
     int drain_timeout = 120;
     std::string claim = "mysql";
     std::string run_dir;
+    std::vector<std::string> without;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -57,6 +58,12 @@ Options parse_options(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     app.add_option("--claim", o.claim, "the queues' claim mode: mysql or redis")
         ->check(CLI::IsMember({"mysql", "redis"}));
+    app.add_option("--without", o.without,
+                   "fault kinds left out of the schedule, e.g. row_lock_long,restart_worker")
+        ->delimiter(',')
+        ->check([](const std::string& name) {
+            return kind_named(name) ? std::string() : "no fault kind " + name;
+        });
     app.add_option("--run-dir", o.run_dir, "where the config, the logs and the ledgers go")
         ->required();
     testing::parse_or_exit(app, argc, argv);
@@ -129,6 +136,7 @@ int run(const Options& o) {
         params.slot_language.push_back(static_cast<int>(slot.language));
     }
     params.seed = o.seed;
+    for (const auto& name : o.without) params.without.push_back(*kind_named(name));
     params.run = std::chrono::seconds(o.seconds);
     params.worker_slots = static_cast<int>(slot_names.size());
     params.heartbeat_ttl = std::chrono::milliseconds(Cluster::kHeartbeatTtlMs);
@@ -142,6 +150,11 @@ int run(const Options& o) {
     WorkloadShape shape = shape_for(o.tasks, seconds);
     shape.claim = o.claim;
     print_schedule(o.seed, o.tasks, shape, seconds, schedule, slot_names);
+    if (!o.without.empty()) {
+        std::string names;
+        for (const auto& name : o.without) names += " " + name;
+        std::printf("chaos: left out of the schedule (--without):%s\n", names.c_str());
+    }
 
     Cluster cluster(o.run_dir, shape);
     std::atomic<int> redis_epoch{0};

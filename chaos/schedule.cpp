@@ -46,6 +46,13 @@ std::string kind_name(FaultKind kind) {
     return "?";
 }
 
+std::optional<FaultKind> kind_named(const std::string& name) {
+    for (int k = 0; k <= static_cast<int>(FaultKind::push_reply_cut); ++k) {
+        if (kind_name(static_cast<FaultKind>(k)) == name) return static_cast<FaultKind>(k);
+    }
+    return std::nullopt;
+}
+
 bool plays_alongside(FaultKind kind) {
     return kind == FaultKind::row_locks || kind == FaultKind::db_time_zone ||
            kind == FaultKind::push_reply_cut;
@@ -123,6 +130,11 @@ std::vector<Fault> make_schedule(const ScheduleParams& p) {
         }
         return f;
     };
+    auto left_out = [&](FaultKind kind) {
+        return std::find(p.without.begin(), p.without.end(), kind) != p.without.end();
+    };
+    // The same draws whatever is left out (the rest of the schedule stays as the seed made
+    // it); a pair with a kind left out is no overlap.
     auto pick = [&](const std::vector<FaultKind>& kinds) {
         return kinds[std::uniform_int_distribution<std::size_t>(0, kinds.size() - 1)(rng)];
     };
@@ -132,12 +144,17 @@ std::vector<Fault> make_schedule(const ScheduleParams& p) {
         std::vector<std::vector<Fault>> steps;  // one fault, or an overlapping pair
         std::vector<FaultKind> kinds = kAllKinds;
         std::shuffle(kinds.begin(), kinds.end(), rng);
+        kinds.erase(
+            std::remove_if(kinds.begin(), kinds.end(), [&](FaultKind k) { return left_out(k); }),
+            kinds.end());
         for (FaultKind kind : kinds) steps.push_back({draw(kind)});
         Fault background = draw(pick(kBackground));
         background.alongside = true;
         const auto at = std::uniform_int_distribution<std::size_t>(0, steps.size())(rng);
-        steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(at),
-                     {background, draw(pick(kForeground))});
+        const Fault foreground = draw(pick(kForeground));
+        if (!left_out(background.kind) && !left_out(foreground.kind)) {
+            steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(at), {background, foreground});
+        }
         for (auto& step : steps) {
             milliseconds longest{0};
             for (auto& f : step) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ enum class FaultKind {
 bool plays_alongside(FaultKind kind);
 
 std::string kind_name(FaultKind kind);
+// The kind named `name` (kind_name's word), or nullopt.
+std::optional<FaultKind> kind_named(const std::string& name);
 
 struct Fault {
     std::chrono::milliseconds at{0};  // from the start of the run
@@ -59,6 +62,7 @@ struct ScheduleParams {
     std::chrono::milliseconds leader_timeout{3000};
     std::chrono::milliseconds lease{10000};
     std::chrono::milliseconds lock_wait{10000};  // the dispatcher's innodb_lock_wait_timeout
+    std::vector<FaultKind> without;              // kinds left out of the schedule (--without)
 };
 
 // The first round always fits: the run is lengthened if needed (see schedule_end).

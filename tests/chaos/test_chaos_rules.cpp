@@ -246,6 +246,12 @@ TEST_CASE("chaos schedule: every kind in the first round, the same for the same 
         CHECK(again[i].at == schedule[i].at);
         CHECK(again[i].kind == schedule[i].kind);
     }
+    auto without = params;
+    without.without = {FaultKind::row_lock_long, FaultKind::restart_worker};
+    for (const auto& f : make_schedule(without)) {
+        CHECK(f.kind != FaultKind::row_lock_long);
+        CHECK(f.kind != FaultKind::restart_worker);
+    }
     params.seed = 43;
     const auto other = make_schedule(params);
     bool differs = other.size() != schedule.size();

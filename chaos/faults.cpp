@@ -100,24 +100,51 @@ std::size_t add_tokens(redis::Connection& redis, const std::string& key,
 
 // The worker is stopped first (SIGSTOP), so that its processing list, read then, holds every
 // task it can have run without reporting: those are the tasks the kill takes. (If reading
-// fails, it is killed anyway: SIGKILL ends a stopped process.)
+// fails, it is killed anyway: SIGKILL ends a stopped process.) The fault's check: those tasks
+// leave the dead process's processing list (taken back, or given back by its successor under
+// the same id) within 15 s, the heartbeat TTL and the reap interval with a wide margin.
 void FaultPlayer::kill_worker(FaultRecord& r, bool same_id) {
+    constexpr auto kTakenBackWithin = 15s;
     WorkerSlot& slot = cluster_.workers().at(static_cast<std::size_t>(r.fault.target));
+    const std::string dead_id = slot.worker_id;
+    const std::string key = protocol::keys_for(slot.queue).processing(dead_id);
+    std::set<std::string> held;  // the messages, verbatim
     try {
         auto redis = cluster_.redis().connect();
-        const std::string key = protocol::keys_for(slot.queue).processing(slot.worker_id);
         // At a moment it holds tasks, if it comes within 2 s (fast handlers leave the list
         // empty most of the time).
         testing::eventually(
             2s, [&] { return testing::list_length(redis, key) > 0; }, 1ms);
         slot.process->signal(SIGSTOP);
-        add_tokens(redis, key, r.taken);
+        for (const auto& m : redis.command({"LRANGE", key, "0", "-1"}).strings()) {
+            held.insert(m);
+            r.taken.insert(token_of(m));
+        }
     } catch (const std::exception& e) {
         r.problem = std::string("reading the worker's processing list: ") + e.what();
     }
     r.pid = cluster_.replace_worker(slot, same_id);
     r.what = named(cluster_, r.pid) + ", " + std::to_string(r.taken.size()) + " tasks in hand" +
              (same_id ? ", restarted as " + slot.worker_id : "");
+    if (held.empty()) return;
+    std::size_t left = held.size();
+    try {
+        auto redis = cluster_.redis().connect();
+        const bool back = testing::eventually(kTakenBackWithin, [&] {
+            left = 0;
+            for (const auto& m : redis.command({"LRANGE", key, "0", "-1"}).strings()) {
+                left += held.count(m);
+            }
+            return left == 0;
+        });
+        if (!back) {
+            r.problem = kind_name(r.fault.kind) + ": " + std::to_string(left) + " of the " +
+                        std::to_string(held.size()) + " tasks " + dead_id +
+                        " held when it was killed still in its processing list 15 s later";
+        }
+    } catch (const std::exception& e) {
+        r.problem = std::string("reading the worker's processing list: ") + e.what();
+    }
 }
 
 // While frozen, its processing list is read every 20 ms: a fetch Redis served after the

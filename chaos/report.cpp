@@ -26,10 +26,11 @@ void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape&
         static_cast<unsigned long long>(seed), shape.claim.c_str());
     std::printf(
         "chaos: %lld tasks: %lld one-shot rows, %lld periodic rows x %d rounds, %lld paced rows "
-        "(rate %d/1s); inserted over %d s; lease %lld s; claim: %s\n",
+        "(rate %d/1s), %lld uuid rows; inserted over %d s; lease %lld s; claim: %s\n",
         static_cast<long long>(shape.tasks()), static_cast<long long>(shape.once_rows),
         static_cast<long long>(shape.periodic_rows), shape.rounds,
-        static_cast<long long>(shape.paced_rows), shape.paced_per_second, run_seconds,
+        static_cast<long long>(shape.paced_rows), shape.paced_per_second,
+        static_cast<long long>(shape.uuid_rows), run_seconds,
         static_cast<long long>(shape.lease.count()), shape.claim.c_str());
     std::printf("chaos: load average at the start: %s\n", load_average().c_str());
     std::printf("chaos: schedule, %zu faults:\n", schedule.size());

@@ -120,8 +120,9 @@ void print_leftovers(Cluster& cluster) {
                 continue;
             }
             const auto n = testing::list_length(redis, key);
-            if (n > 0)
+            if (n > 0) {
                 std::printf("chaos: left: %s holds %lld\n", key.c_str(), static_cast<long long>(n));
+            }
         }
     } catch (const std::exception& e) {
         std::printf("chaos: left: cannot look: %s\n", e.what());

@@ -109,7 +109,8 @@ TEST_CASE("e2e: a row locked by the application while its outcome waits delays o
     const auto ready = parse_ready_all(list_all(sys.redis, keys.ready));
     REQUIRE(!ready.empty());
     const std::string locked_id = ready.front().id;
-    const std::string leader = sys.redis.command({"GET", keys.leader}).optional_string().value_or("");
+    const std::string leader =
+        sys.redis.command({"GET", keys.leader}).optional_string().value_or("");
     REQUIRE(!leader.empty());
     MysqlClient app = sys.bed.db();
     app.exec("START TRANSACTION");
@@ -157,8 +158,8 @@ TEST_CASE("e2e: a row locked by the application while its outcome waits delays o
     app.exec("COMMIT");
     REQUIRE(eventually(
         30s, [&] { return sys.rows_left() == 0; }, 50ms));
-    REQUIRE(eventually(
-        10s, [&] { return queue_stat(sys.redis, "users", "completed") == kOthers + 1; }));
+    REQUIRE(eventually(10s,
+                       [&] { return queue_stat(sys.redis, "users", "completed") == kOthers + 1; }));
     CHECK(sys.db.scalar("SELECT runs FROM user_block_status WHERE user_id = " + locked_id) == 1);
     CHECK(sys.rows_not_run_once() == 0);
     CHECK(worker.handled().size() == static_cast<std::size_t>(kOthers + 1));

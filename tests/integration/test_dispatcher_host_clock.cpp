@@ -51,7 +51,10 @@ TEST_CASE(
     queue.rate = "60/s";      // the rate limiter's pacing meets the step
     queue.poll_max = "1s";    // and so does the idle backoff
     E2eSystem sys(queue, 0);  // its dispatcher has the real clock: replaced before any row
-    sys.dispatcher->signal(SIGTERM);
+    REQUIRE(eventually(10s, [&] {
+        return sys.dispatcher->log().find("took the leader lock") != std::string::npos;
+    }));
+    sys.dispatcher->signal(SIGTERM);  // it gives the leader lock up
     REQUIRE(sys.dispatcher->wait(10s));
     const std::string offset_file = sys.bed.dir.file("dispatcher-clock-offset");
     sys.dispatcher = std::make_unique<Dispatcher>(sys.config, sys.bed.dir.file("stepped.log"),

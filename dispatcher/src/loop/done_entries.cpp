@@ -45,7 +45,7 @@ AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries) 
 std::pair<std::size_t, std::string> refusals(const std::vector<DoneEntry>& entries) {
     std::pair<std::size_t, std::string> out{0, ""};
     for (const auto& entry : entries) {
-        if (!entry.set_aside()) continue;
+        if (!entry.set_aside() || entry.locked) continue;  // a locked one goes aside once applied
         if (out.first++ == 0)
             out.second = log_text(entry.why_set_aside()) +
                          (entry.accepted() ? ", counted as a failed attempt" : "") +

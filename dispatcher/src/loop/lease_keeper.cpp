@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <unordered_map>
@@ -17,27 +18,37 @@ namespace {
 constexpr std::int64_t kPage = 2000;  // rows per look (SELECT, one script call, UPDATEs)
 constexpr const char* kBeforeAnyLease = "1000-01-01 00:00:00.000";
 
-// The lease end one millisecond (the lease column's precision) before `lease_end`, a
-// DATETIME(3) text as MySQL returns it; a time before any lease when it does not read as one.
+// The time one microsecond before `lease_end`, a DATETIME text as the connector returns it
+// ("2026-11-26 12:26:51", "2026-11-26 12:26:51.012000"): a claim's `lease <= ?` then leaves
+// that lease end out. A time before any lease when it does not read as one.
 std::string just_before(const std::string& lease_end) {
     std::tm tm{};
-    int ms = 0;
-    if (std::sscanf(lease_end.c_str(), "%d-%d-%d %d:%d:%d.%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                    &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7) {
+    int read = 0;
+    if (std::sscanf(lease_end.c_str(), "%d-%d-%d %d:%d:%d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                    &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &read) != 6) {
         return kBeforeAnyLease;
+    }
+    long micros = 0;  // the fraction's first six digits
+    if (static_cast<std::size_t>(read) < lease_end.size() && lease_end[read] == '.') {
+        long scale = 100000;
+        for (std::size_t i = static_cast<std::size_t>(read) + 1;
+             i < lease_end.size() && scale > 0 &&
+             std::isdigit(static_cast<unsigned char>(lease_end[i]));
+             ++i, scale /= 10)
+            micros += (lease_end[i] - '0') * scale;
     }
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
     std::time_t seconds = timegm(&tm);
-    if (--ms < 0) {
-        ms += 1000;
+    if (--micros < 0) {
+        micros += 1000000;
         --seconds;
     }
     std::tm out{};
     gmtime_r(&seconds, &out);
-    char text[40];
-    std::snprintf(text, sizeof text, "%04d-%02d-%02d %02d:%02d:%02d.%03d", out.tm_year + 1900,
-                  out.tm_mon + 1, out.tm_mday, out.tm_hour, out.tm_min, out.tm_sec, ms);
+    char text[48];
+    std::snprintf(text, sizeof text, "%04d-%02d-%02d %02d:%02d:%02d.%06ld", out.tm_year + 1900,
+                  out.tm_mon + 1, out.tm_mday, out.tm_hour, out.tm_min, out.tm_sec, micros);
     return text;
 }
 

@@ -306,14 +306,15 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
         // there they count as stale.
         throw LeadershipLost("done-list trim refused");
     }
-    path_.on_outcomes_finished(done);
-    std::int64_t locked = 0;
+    // Those put back in the done list are finished, handled and counted when applied.
+    std::vector<DoneEntry> finished;
     for (const auto& entry : done) {
-        if (entry.locked) {
-            ++locked;  // back in the done list: handled and counted when applied
-        } else if (entry.done && entry.done->handler_ms) {
-            metrics_.handled(*entry.done->handler_ms);
-        }
+        if (!entry.locked) finished.push_back(entry);
+    }
+    const auto locked = static_cast<std::int64_t>(done.size() - finished.size());
+    path_.on_outcomes_finished(locked == 0 ? done : finished);
+    for (const auto& entry : finished) {
+        if (entry.done && entry.done->handler_ms) metrics_.handled(*entry.done->handler_ms);
     }
     const auto [refused, first] = refusals(done);
     metrics_.applied(counts, static_cast<std::int64_t>(refused), 0);

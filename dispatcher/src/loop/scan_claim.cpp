@@ -27,7 +27,7 @@ void ScanClaim::on_outcomes_taken(std::vector<DoneEntry>& done) {
 
 void ScanClaim::on_outcomes_finished(const std::vector<DoneEntry>& entries) {
     for (const auto& entry : entries) {
-        if (entry.accepted() && !entry.locked && entry.done->verb != Verb::extend)
+        if (entry.accepted() && entry.done->verb != Verb::extend)
             in_flight_.finished(entry.done->task);
     }
 }

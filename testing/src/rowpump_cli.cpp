@@ -22,9 +22,22 @@ void migrate_apply(const std::string& config) {
         throw std::runtime_error("rowpump migrate --apply failed: " + r.describe());
 }
 
-Dispatcher::Dispatcher(const std::string& config, std::string log_path)
+namespace {
+
+SpawnOptions logging_to(const std::string& path,
+                        std::vector<std::pair<std::string, std::string>> env) {
+    auto options = log_to(path);
+    options.env = std::move(env);
+    return options;
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(const std::string& config, std::string log_path,
+                       std::vector<std::pair<std::string, std::string>> env)
     : log_path_(std::move(log_path)),
-      process_({ROWPUMP_EXE, "run", "-c", config, "--log-level", "debug"}, log_to(log_path_)) {}
+      process_({ROWPUMP_EXE, "run", "-c", config, "--log-level", "debug"},
+               logging_to(log_path_, std::move(env))) {}
 
 Dispatcher::~Dispatcher() {
     if (current_test_failed()) {

@@ -42,6 +42,36 @@ int free_port() {
 
 namespace {
 
+// Debian's libfaketime (package faketime), the build for multi-threaded programs.
+std::string faketime_library() {
+    for (const char* path : {"/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
+                             "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1"}) {
+        if (::access(path, R_OK) == 0) return path;
+    }
+    throw std::runtime_error("not installed: libfaketimeMT.so.1 (Debian package faketime)");
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> stepped_clock_env(const std::string& offset_file) {
+    if (!fs::exists(offset_file)) write_file(offset_file, "+0\n");
+    // libfaketime reads the offset from the file at every clock reading (NO_CACHE), so a step
+    // takes effect at once for every thread; timeouts keep the real monotonic clock.
+    return {{"LD_PRELOAD", faketime_library()},
+            {"FAKETIME_TIMESTAMP_FILE", offset_file},
+            {"FAKETIME_NO_CACHE", "1"},
+            {"FAKETIME_DONT_FAKE_MONOTONIC", "1"}};
+}
+
+void write_clock_offset(const std::string& offset_file, std::chrono::seconds offset) {
+    const auto s = offset.count();
+    // Renamed into place: libfaketime never reads a half-written file.
+    write_file(offset_file + ".new", (s < 0 ? "" : "+") + std::to_string(s) + "\n");
+    fs::rename(offset_file + ".new", offset_file);
+}
+
+namespace {
+
 std::string find_program(std::initializer_list<const char*> candidates) {
     for (const char* path : candidates) {
         if (::access(path, X_OK) == 0) return path;
@@ -51,14 +81,6 @@ std::string find_program(std::initializer_list<const char*> candidates) {
 
 // Both the template and every server use this redo log size, so no resize at start-up.
 constexpr const char* kRedoLogSize = "--innodb-log-file-size=64M";
-// Debian's libfaketime (package faketime), the build for multi-threaded programs.
-std::string faketime_library() {
-    for (const char* path : {"/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
-                             "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1"}) {
-        if (::access(path, R_OK) == 0) return path;
-    }
-    throw std::runtime_error("not installed: libfaketimeMT.so.1 (Debian package faketime)");
-}
 
 // mariadb-install-db takes seconds, and ctest runs every test case in a process of its own:
 // one initialized datadir is kept under /tmp for all of them, keyed by the server binary
@@ -142,15 +164,7 @@ void MariaDb::start() {
     std::string mariadbd = mariadbd_path();
     SpawnOptions options;
     options.stdout_path = dir_.file("stdout.log");
-    if (clock_ == ServerClock::stepped) {
-        // libfaketime reads the offset from the file at every clock reading (NO_CACHE), so
-        // a step takes effect at once for every session; timeouts keep the real monotonic
-        // clock.
-        options.env = {{"LD_PRELOAD", faketime_library()},
-                       {"FAKETIME_TIMESTAMP_FILE", dir_.file("clock-offset")},
-                       {"FAKETIME_NO_CACHE", "1"},
-                       {"FAKETIME_DONT_FAKE_MONOTONIC", "1"}};
-    }
+    if (clock_ == ServerClock::stepped) options.env = stepped_clock_env(dir_.file("clock-offset"));
     std::vector<std::string> argv{mariadbd,
                                   "--no-defaults",
                                   "--user=root",
@@ -176,10 +190,7 @@ void MariaDb::set_clock_offset(std::chrono::seconds offset) {
         throw std::logic_error(
             "MariaDb::set_clock_offset needs a server with ServerClock::stepped");
     }
-    const auto s = offset.count();
-    // Renamed into place: libfaketime never reads a half-written file.
-    write_file(dir_.file("clock-offset.new"), (s < 0 ? "" : "+") + std::to_string(s) + "\n");
-    fs::rename(dir_.file("clock-offset.new"), dir_.file("clock-offset"));
+    write_clock_offset(dir_.file("clock-offset"), offset);
 }
 
 void MariaDb::wait_ready() {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,12 @@ class FakeOutcomes : public Outcomes {
 public:
     AppliedCounts apply(const std::vector<protocol::Done>& outcomes) override {
         AppliedCounts counts;
-        for (const auto& done : outcomes) {
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            const auto& done = outcomes[i];
+            if (locked.count(done.task.id) != 0) {
+                counts.locked.push_back(i);
+                continue;
+            }
             applied.push_back(done.task.id);
             if (done.verb == Verb::success) ++counts.completed;
             if (done.verb == Verb::retry) ++counts.retried;
@@ -30,6 +36,7 @@ public:
         return counts;
     }
     std::vector<std::string> applied;  // ids, in order
+    std::set<std::string> locked;      // ids of rows another transaction holds locked
 };
 
 // Both sessions' outcomes, kept by the test across reconnects.
@@ -103,6 +110,9 @@ public:
         for (const auto& entry : entries) state_.acked.push_back(entry.message);
         state_.done.erase(state_.done.begin(),
                           state_.done.begin() + static_cast<std::ptrdiff_t>(entries.size()));
+        for (const auto& entry : entries) {
+            if (entry.locked) state_.done.push_back(entry);  // back at the end, as ack_done.lua
+        }
         state_.acked_stats = std::move(stats);
         return true;
     }
@@ -400,4 +410,47 @@ TEST_CASE("QueueRunner: tasks taken back from a dead worker are applied on the c
     CHECK(bed.path.hooks ==
           std::vector<std::string>{"on_lead leading took_free", "on_outcomes_taken 0",
                                    "on_outcomes_finished 7", "before_claim 10", "claim"});
+}
+
+TEST_CASE(
+    "QueueRunner: an outcome whose row is locked goes back to the done list; the others apply",
+    "[queue_runner]") {
+    Bed bed;
+    bed.links.redis.done = {success("1", kToken1), success("2", kToken2)};
+    bed.links.mysql.outcomes.locked = {"1"};
+    bed.runner.step();
+    CHECK(bed.links.mysql.outcomes.applied == std::vector<std::string>{"2"});
+    REQUIRE(bed.links.redis.done.size() == 1);  // row 1's outcome, back in the list
+    CHECK(bed.links.redis.done[0].message == success("1", kToken1).message);
+    CHECK(bed.links.redis.acked_stats[protocol::kStatCompleted] == 1);
+    CHECK(bed.links.redis.acked_stats[protocol::kStatStale] == 0);
+    CHECK(std::count(bed.path.hooks.begin(), bed.path.hooks.end(), "on_outcomes_finished 2") == 1);
+
+    bed.runner.step();  // still locked: nothing changes
+    CHECK(bed.links.mysql.outcomes.applied == std::vector<std::string>{"2"});
+    CHECK(bed.links.redis.done.size() == 1);
+
+    bed.links.mysql.outcomes.locked.clear();  // the lock goes
+    bed.runner.step();
+    CHECK(bed.links.mysql.outcomes.applied == std::vector<std::string>{"2", "1"});
+    CHECK(bed.links.redis.done.empty());
+    CHECK(bed.links.redis.acked_stats[protocol::kStatCompleted] == 1);
+}
+
+TEST_CASE("QueueRunner: a task taken back whose row is locked waits; the others are applied",
+          "[queue_runner]") {
+    Bed bed;
+    bed.links.redis.dead_workers = {{"w1",
+                                     {Task{"1", kToken1, 1, protocol::format_ready("1", kToken1)},
+                                      Task{"2", kToken2, 1, protocol::format_ready("2", kToken2)}},
+                                     0,
+                                     0}};
+    bed.links.mysql.reaped.locked = {"1"};
+    bed.runner.step();
+    CHECK(bed.links.mysql.reaped.applied == std::vector<std::string>{"2"});
+    CHECK(bed.links.redis.set_aside.size() == 1);
+    bed.links.mysql.reaped.locked.clear();
+    bed.runner.step();
+    CHECK(bed.links.mysql.reaped.applied == std::vector<std::string>{"2", "1"});
+    CHECK(bed.links.redis.set_aside.size() == 2);
 }

@@ -48,7 +48,7 @@ TEST_CASE("claim stamps per-row tokens and a lease from the database clock", "[q
           "SELECT `job_id` FROM `jobs`\n"
           "WHERE (state = 'new')\n"
           "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
-          "UTC_TIMESTAMP(3))\n"
+          "UTC_TIMESTAMP(3) AND `rp_lease_until` <= ?)\n"
           "ORDER BY `created_at` DESC\n"
           "LIMIT ?");
     CHECK(sql.read_back() ==
@@ -293,4 +293,18 @@ TEST_CASE("the claim's read-back says how long each row has been due, given due_
     CHECK(sql.read_back() ==
           "SELECT `job_id`, `rp_token`, TIMESTAMPDIFF(MICROSECOND, run_at, NOW(3)) FROM `jobs` "
           "WHERE `rp_lease_until` = ? AND `rp_token` >= ? AND `rp_token` < ?");
+}
+
+TEST_CASE("rows are locked before they are written, passing over those another transaction holds",
+          "[queue_sql]") {
+    auto config = load("    table: jobs\n    id: job_id\n    due: \"1\"\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    // Positions travel in the token column of the values table; the table is read through its
+    // primary key after it (STRAIGHT_JOIN), never scanned.
+    CHECK(sql.find_rows(2) ==
+          "SELECT `_rp`.`_rp_token` FROM (SELECT NULL AS `_rp_token`, CONCAT(`job_id`) AS "
+          "`_rp_id` FROM `jobs` WHERE FALSE\n  UNION ALL SELECT ?, ?\n  UNION ALL SELECT ?, ?) AS "
+          "`_rp`\n  STRAIGHT_JOIN `jobs` AS `t` ON `t`.`job_id` = `_rp`.`_rp_id`");
+    CHECK(sql.lock_rows(2) == sql.find_rows(2) + "\nFOR UPDATE SKIP LOCKED");
+    CHECK(count(sql.lock_rows(5), "?") == 10);
 }

@@ -11,13 +11,19 @@ namespace rowpump {
 
 AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries) {
     std::vector<protocol::Done> outcomes;
+    std::vector<DoneEntry*> applied;  // the entry of each outcome
     outcomes.reserve(entries.size());
-    for (const auto& entry : entries) {
-        if (entry.accepted()) outcomes.push_back(*entry.done);
+    for (auto& entry : entries) {
+        entry.locked = false;
+        if (!entry.accepted()) continue;
+        outcomes.push_back(*entry.done);
+        applied.push_back(&entry);
     }
     if (outcomes.empty()) return {};
     try {
-        return store.apply(outcomes);
+        auto counts = store.apply(outcomes);
+        for (const auto at : counts.locked) applied.at(at)->locked = true;
+        return counts;
     } catch (const sql::SQLException& e) {
         if (!is_row_error(e)) throw;
     }
@@ -25,7 +31,9 @@ AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries) 
     for (auto& entry : entries) {
         if (!entry.accepted()) continue;
         try {
-            counts += store.apply({*entry.done});
+            const auto one = store.apply({*entry.done});
+            entry.locked = !one.locked.empty();
+            counts += one;
         } catch (const sql::SQLException& e) {
             if (!is_row_error(e)) throw;
             entry.error = describe(e);
@@ -37,13 +45,21 @@ AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries) 
 std::pair<std::size_t, std::string> refusals(const std::vector<DoneEntry>& entries) {
     std::pair<std::size_t, std::string> out{0, ""};
     for (const auto& entry : entries) {
-        if (!entry.set_aside()) continue;
+        if (!entry.set_aside() || entry.locked) continue;  // a locked one goes aside once applied
         if (out.first++ == 0)
             out.second = log_text(entry.why_set_aside()) +
                          (entry.accepted() ? ", counted as a failed attempt" : "") +
                          " (message: " + log_text(entry.message) + ")";
     }
     return out;
+}
+
+std::vector<std::string> locked_ids(const std::vector<DoneEntry>& entries) {
+    std::vector<std::string> ids;
+    for (const auto& entry : entries) {
+        if (entry.locked) ids.push_back(entry.done->task.id);
+    }
+    return ids;
 }
 
 bool any_accepted(const std::vector<DoneEntry>& entries) {

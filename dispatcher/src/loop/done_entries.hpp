@@ -13,11 +13,15 @@
 namespace rowpump {
 
 // Applies the accepted entries; when MySQL refuses a value in the batch, applies them one at a
-// time and marks the refused ones with MySQL's error.
+// time and marks the refused ones with MySQL's error. Marks `locked` those whose row another
+// transaction held (Outcomes::apply), and clears it on the others.
 AppliedCounts apply_isolating(Outcomes& store, std::vector<DoneEntry>& entries);
 
 // How many entries were refused, and the first one's error with its message, for a log line.
 std::pair<std::size_t, std::string> refusals(const std::vector<DoneEntry>& entries);
+
+// The ids of the entries marked `locked`, for LockedRowWatch.
+std::vector<std::string> locked_ids(const std::vector<DoneEntry>& entries);
 
 bool any_accepted(const std::vector<DoneEntry>& entries);
 

@@ -44,6 +44,7 @@ QueueRunner::QueueRunner(const QueueSource& source, const std::atomic<bool>& sto
       links_(links),
       path_(path),
       reaper_(queue_, label_, metrics),
+      locked_outcomes_(kLockedRowCheck),
       leadership_(label_, queue_.leader_timeout),
       limiter_(queue_.rate),
       idle_(queue_.poll_min, queue_.poll_max),
@@ -222,6 +223,7 @@ Millis QueueRunner::cycle() {
     if (outcomes_last) counts = apply();
     counts.stale += std::count_if(done.begin(), done.end(), [](const auto& e) { return e.stale; });
     const auto applied = ack_done(done, counts);
+    watch_locked(done);
     if (dispatch_error) std::rethrow_exception(dispatch_error);
 
     if ((capacity == 0 && rate_left == 0) || window_opens_ > Clock::now()) {
@@ -231,7 +233,8 @@ Millis QueueRunner::cycle() {
     }
     // A claim that found fewer rows than it could take: a nudge says more have come.
     nudge_wakes_ = !paused && capacity > claimed;
-    if (applied == kDoneBatch || inbox.more || (capacity > 0 && claimed == capacity)) {
+    if (static_cast<std::int64_t>(done.size()) == kDoneBatch || inbox.more ||
+        (capacity > 0 && claimed == capacity)) {
         idle_.reset();  // more is waiting
         return Millis(0);
     }
@@ -303,8 +306,14 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
         // there they count as stale.
         throw LeadershipLost("done-list trim refused");
     }
-    path_.on_outcomes_finished(done);
+    // Those put back in the done list are finished, handled and counted when applied.
+    std::vector<DoneEntry> finished;
     for (const auto& entry : done) {
+        if (!entry.locked) finished.push_back(entry);
+    }
+    const auto locked = static_cast<std::int64_t>(done.size() - finished.size());
+    path_.on_outcomes_finished(locked == 0 ? done : finished);
+    for (const auto& entry : finished) {
         if (entry.done && entry.done->handler_ms) metrics_.handled(*entry.done->handler_ms);
     }
     const auto [refused, first] = refusals(done);
@@ -326,7 +335,36 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
     }
     if (counts.dead > 0)
         spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", label_, counts.dead);
-    return static_cast<std::int64_t>(done.size());
+    if (locked > 0) {
+        spdlog::debug(
+            "queue {}: {} outcomes wait for rows another transaction holds locked; put back in "
+            "the done list",
+            label_, locked);
+    }
+    // Outcomes put back are no progress: a cycle that only puts them back sleeps as an idle
+    // one, and finds them again then.
+    return static_cast<std::int64_t>(done.size()) - locked;
+}
+
+void QueueRunner::watch_locked(const std::vector<DoneEntry>& done) {
+    const auto now = LockedRowWatch::Clock::now();
+    if (!locked_outcomes_.look_due(now)) return;
+    auto ids = locked_ids(done);
+    const auto reaped = locked_ids(reaper_.pending());
+    ids.insert(ids.end(), reaped.begin(), reaped.end());
+    const auto report = locked_outcomes_.looked(ids, now);
+    constexpr std::size_t kNamed = 10;  // rows named per look; the others are counted
+    for (std::size_t i = 0; i < std::min(report.size(), kNamed); ++i) {
+        spdlog::warn(
+            "queue {}: row {} has been locked by another transaction for {} or more; its "
+            "outcome is applied when the lock goes, the other rows' meanwhile",
+            label_, log_text(report[i]), format_duration(locked_outcomes_.check_every()));
+    }
+    if (report.size() > kNamed) {
+        spdlog::warn(
+            "queue {}: and {} more rows have been locked by another transaction for {} or more",
+            label_, report.size() - kNamed, format_duration(locked_outcomes_.check_every()));
+    }
 }
 
 std::int64_t QueueRunner::read_window() {

@@ -37,19 +37,23 @@ void Reaper::reap(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
 void Reaper::apply(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
     if (reaped_.empty()) return;
     const AppliedCounts counts = apply_isolating(outcomes, reaped_);
-    redis.move_aside(reaped_, {{protocol::kStatReaped, static_cast<std::int64_t>(reaped_.size())},
-                               {protocol::kStatRetried, counts.retried},
-                               {protocol::kStatDead, counts.dead},
-                               {protocol::kStatStale, counts.stale}});
-    path.on_outcomes_finished(reaped_);
-    const auto [refused, first] = refusals(reaped_);
+    // Those whose row another transaction holds locked stay here, tried again next cycle.
+    std::vector<DoneEntry> finished, locked;
+    for (auto& entry : reaped_) (entry.locked ? locked : finished).push_back(std::move(entry));
+    reaped_ = std::move(locked);
+    if (finished.empty()) return;
+    redis.move_aside(finished, {{protocol::kStatReaped, static_cast<std::int64_t>(finished.size())},
+                                {protocol::kStatRetried, counts.retried},
+                                {protocol::kStatDead, counts.dead},
+                                {protocol::kStatStale, counts.stale}});
+    path.on_outcomes_finished(finished);
+    const auto [refused, first] = refusals(finished);
     metrics_.applied(counts, static_cast<std::int64_t>(refused),
-                     static_cast<std::int64_t>(reaped_.size()));
+                     static_cast<std::int64_t>(finished.size()));
     if (refused > 0) {
         spdlog::warn("queue {}: moved {} tasks taken back from workers to {}; first: {}", label_,
                      refused, redis.keys().bad, first);
     }
-    reaped_.clear();
 }
 
 }  // namespace rowpump

@@ -2,11 +2,14 @@
 
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
 
 #include <cstdio>
 #include <stdexcept>
 
 #include "mysql/passed_over_rows.hpp"
+#include "mysql/row_locks.hpp"
 #include "mysql/statement_rows.hpp"
 #include "rowpump/common/protocol/protocol.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
@@ -17,7 +20,8 @@ ClaimStore::ClaimStore(MysqlSession& session)
     : session_(session),
       queue_(session.queue()),
       random_(std::random_device{}()),
-      passed_over_(std::make_unique<PassedOverRows>(session)) {
+      passed_over_(std::make_unique<PassedOverRows>(session)),
+      row_locks_(std::make_unique<RowLocks>(session)) {
     const auto& sql = session.sql();
     claim_plan_ = session.prepare(sql.claim_plan());
     claim_ = session.prepare(sql.claim());
@@ -83,7 +87,7 @@ Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
                       claim.lease_until, cursor_, limit - expired);
         if (swept < limit - expired) cursor_.reset();  // the sweep reached the end: start over
         // Short, and from the start of the order: every claimable row that nobody held is now ours.
-        if (!resume && swept < limit - expired) passed_over_->look();
+        if (!resume && swept < limit - expired) passed_over_->look(nullptr, &lease_horizon);
     }
     if (expired + swept == 0) return claim;
 
@@ -126,21 +130,41 @@ std::vector<ExpiringRow> ClaimStore::expiring(const std::string& after, Millis w
     return rows;
 }
 
-std::int64_t ClaimStore::renew(const std::vector<ClaimedRow>& rows) {
-    std::vector<std::vector<std::string>> values;
-    values.reserve(rows.size());
-    for (const auto& row : rows) values.push_back({row.token, row.id, micros(queue_.lease)});
+ClaimStore::Renewal ClaimStore::renew(const std::vector<ClaimedRow>& rows) {
     const auto statement = [this](std::size_t size) -> sql::PreparedStatement& {
         auto& stmt = extend_statements_[size];
         if (!stmt) stmt = session_.prepare(session_.sql().extend(size));
         return *stmt;
     };
-    std::int64_t changed = 0;
+    std::vector<std::string> ids;
+    ids.reserve(rows.size());
+    for (const auto& row : rows) ids.push_back(row.id);
+    Renewal renewal;
+    std::unique_ptr<sql::Statement> tx(session_.connection().createStatement());
     retry_lock_conflicts([&] {
-        changed = for_each_chunk(values, SIZE_MAX, statement,
-                                 [](sql::PreparedStatement& stmt) { return stmt.executeUpdate(); });
+        renewal = {};
+        tx->execute("START TRANSACTION");
+        try {
+            const auto locks = row_locks_->lock(ids);
+            std::vector<std::vector<std::string>> values;
+            values.reserve(rows.size());
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                if (locks[i] == RowLocks::Row::ours) {
+                    values.push_back({rows[i].token, rows[i].id, micros(queue_.lease)});
+                } else if (locks[i] == RowLocks::Row::locked) {
+                    renewal.locked.push_back(i);
+                }
+            }
+            renewal.renewed =
+                for_each_chunk(values, SIZE_MAX, statement,
+                               [](sql::PreparedStatement& stmt) { return stmt.executeUpdate(); });
+            tx->execute("COMMIT");
+        } catch (const sql::SQLException& e) {
+            if (!is_connection_error(e)) tx->execute("ROLLBACK");
+            throw;
+        }
     });
-    return changed;
+    return renewal;
 }
 
 std::string ClaimStore::clock_ahead(Millis ahead) {

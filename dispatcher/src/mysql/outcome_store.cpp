@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "mysql/row_locks.hpp"
 #include "mysql/statement_rows.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
@@ -34,6 +35,7 @@ AppliedCounts& AppliedCounts::operator+=(const AppliedCounts& o) {
 
 OutcomeStore::OutcomeStore(MysqlSession& session, OutcomeRules rules)
     : session_(session),
+      row_locks_(std::make_unique<RowLocks>(session)),
       queue_(session.queue()),
       sql_(session.sql()),
       rules_(rules),
@@ -156,57 +158,78 @@ std::int64_t OutcomeStore::update_by_id(const std::vector<const std::vector<std:
 }
 
 AppliedCounts OutcomeStore::apply(const std::vector<protocol::Done>& outcomes) {
-    std::vector<std::vector<std::string>> success, retry, dead, extend;
-    std::uniform_real_distribution<double> jitter(0.0, 1.0);
-    for (const auto& done : outcomes) {
-        std::vector<std::string> row{done.task.token, done.task.id};
-        const int attempt = done.task.attempt;  // the token fences: attempts = attempt - 1
-        if (done.verb == Verb::success) {
-            for (const auto& name : sql_.placeholders()) {
-                auto it = std::find_if(done.values.begin(), done.values.end(),
-                                       [&](const auto& kv) { return kv.first == name; });
-                row.push_back(it->second);
-            }
-            success.push_back(std::move(row));
-        } else if (done.verb == Verb::extend) {
-            row.push_back(micros(done.lease));
-            extend.push_back(std::move(row));
-        } else if (done.verb == Verb::fail || attempt >= queue_.retry.max_attempts) {
-            row.push_back(std::to_string(attempt));
-            row.push_back(protocol::clip_reason(done.reason));
-            dead.push_back(std::move(row));
-        } else {
-            Millis delay = done.delay ? protocol::capped_delay(*done.delay, queue_.retry.max_delay)
-                                      : retry_backoff(queue_.retry, attempt, jitter(random_));
-            row.push_back(std::to_string(attempt));
-            row.push_back(protocol::clip_reason(done.reason));
-            row.push_back(micros(delay));
-            retry.push_back(std::move(row));
-        }
-    }
-
-    std::unique_ptr<sql::Statement> tx(session_.connection().createStatement());
-    AppliedCounts counts, again;
+    AppliedCounts counts;
     retry_lock_conflicts([&] {
-        again = {};
-        tx->execute("START TRANSACTION");
-        try {
-            // Not counted: the task's final report is. With claim: redis there is no lease.
-            if (rules_.extends_lease) update_joined(RowUpdate::extend, extend);
-            counts.completed = apply_success(success, again.completed);
-            counts.retried = apply_kind(RowUpdate::retry, retry, again.retried);
-            counts.dead = apply_kind(RowUpdate::dead, dead, again.dead);
-            tx->execute("COMMIT");
-        } catch (const sql::SQLException& e) {
-            if (!is_connection_error(e)) tx->execute("ROLLBACK");
-            throw;
-        }
+        counts = {};
+        apply_unlocked(outcomes, counts);
     });
-    again.again = again.completed + again.retried + again.dead;
-    const auto applied = counts.completed + counts.retried + counts.dead + again.again;
-    counts.stale = static_cast<std::int64_t>(success.size() + retry.size() + dead.size()) - applied;
-    counts += again;
     return counts;
+}
+
+void OutcomeStore::apply_unlocked(const std::vector<protocol::Done>& outcomes,
+                                  AppliedCounts& counts) {
+    std::unique_ptr<sql::Statement> tx(session_.connection().createStatement());
+    tx->execute("START TRANSACTION");
+    try {
+        std::vector<std::string> ids;
+        ids.reserve(outcomes.size());
+        for (const auto& done : outcomes) ids.push_back(done.task.id);
+        const auto rows = row_locks_->lock(ids);
+        std::vector<std::vector<std::string>> success, retry, dead, extend;
+        std::uniform_real_distribution<double> jitter(0.0, 1.0);
+        std::int64_t gone = 0;
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            const auto& done = outcomes[i];
+            if (rows[i] != RowLocks::Row::ours) {
+                if (rows[i] == RowLocks::Row::locked) {
+                    counts.locked.push_back(i);
+                } else if (done.verb != Verb::extend) {
+                    ++gone;  // stale: no row to apply it to
+                }
+                continue;
+            }
+            std::vector<std::string> row{done.task.token, done.task.id};
+            const int attempt = done.task.attempt;  // the token fences: attempts = attempt - 1
+            if (done.verb == Verb::success) {
+                for (const auto& name : sql_.placeholders()) {
+                    auto it = std::find_if(done.values.begin(), done.values.end(),
+                                           [&](const auto& kv) { return kv.first == name; });
+                    row.push_back(it->second);
+                }
+                success.push_back(std::move(row));
+            } else if (done.verb == Verb::extend) {
+                row.push_back(micros(done.lease));
+                extend.push_back(std::move(row));
+            } else if (done.verb == Verb::fail || attempt >= queue_.retry.max_attempts) {
+                row.push_back(std::to_string(attempt));
+                row.push_back(protocol::clip_reason(done.reason));
+                dead.push_back(std::move(row));
+            } else {
+                Millis delay = done.delay
+                                   ? protocol::capped_delay(*done.delay, queue_.retry.max_delay)
+                                   : retry_backoff(queue_.retry, attempt, jitter(random_));
+                row.push_back(std::to_string(attempt));
+                row.push_back(protocol::clip_reason(done.reason));
+                row.push_back(micros(delay));
+                retry.push_back(std::move(row));
+            }
+        }
+        // Not counted: the task's final report is. With claim: redis there is no lease.
+        AppliedCounts again;
+        if (rules_.extends_lease) update_joined(RowUpdate::extend, extend);
+        counts.completed = apply_success(success, again.completed);
+        counts.retried = apply_kind(RowUpdate::retry, retry, again.retried);
+        counts.dead = apply_kind(RowUpdate::dead, dead, again.dead);
+        tx->execute("COMMIT");
+        again.again = again.completed + again.retried + again.dead;
+        const auto applied = counts.completed + counts.retried + counts.dead + again.again;
+        counts.stale =
+            static_cast<std::int64_t>(success.size() + retry.size() + dead.size()) - applied + gone;
+        counts += again;
+    } catch (const sql::SQLException& e) {
+        if (!is_connection_error(e)) tx->execute("ROLLBACK");
+        throw;
+    }
 }
 
 }  // namespace rowpump

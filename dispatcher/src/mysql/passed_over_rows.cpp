@@ -6,29 +6,24 @@
 #include <string>
 #include <vector>
 
+#include "rowpump/common/log_text.hpp"
 #include "rowpump/dispatcher/loop/in_flight.hpp"
 
 namespace rowpump {
 
-namespace {
-
-// How often, at most, a claim looks for rows it passed over (one plain SELECT), and how long
-// a row must stay locked before it is reported.
-constexpr Millis kLockedRowLook{5000};
-
-}  // namespace
-
 PassedOverRows::PassedOverRows(MysqlSession& session)
     : session_(session),
       passed_over_(session.prepare(session.sql().passed_over())),
-      locked_rows_(kLockedRowLook) {}
+      locked_rows_(kLockedRowCheck) {}
 
-void PassedOverRows::look(const InFlight* in_flight) {
+void PassedOverRows::look(const InFlight* in_flight, const std::string* lease_horizon) {
     const auto now = LockedRowWatch::Clock::now();
     if (!locked_rows_.look_due(now)) return;
     std::vector<std::string> ids;
-    passed_over_->setInt64(1, QueueSql::kPassedOverLimit +
-                                  static_cast<std::int64_t>(in_flight ? in_flight->size() : 0));
+    unsigned index = 1;
+    if (lease_horizon) passed_over_->setString(index++, *lease_horizon);
+    passed_over_->setInt64(index, QueueSql::kPassedOverLimit +
+                                      static_cast<std::int64_t>(in_flight ? in_flight->size() : 0));
     std::unique_ptr<sql::ResultSet> rs(passed_over_->executeQuery());
     while (rs->next()) {
         auto id = rs->getString(1);
@@ -39,7 +34,7 @@ void PassedOverRows::look(const InFlight* in_flight) {
             "queue {}: row {} has been locked by another transaction for {} or more; claims pass "
             "over "
             "it until it is released",
-            session_.queue().label(), id, format_duration(locked_rows_.check_every()));
+            session_.queue().label(), log_text(id), format_duration(locked_rows_.check_every()));
     }
 }
 

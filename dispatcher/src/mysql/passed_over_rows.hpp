@@ -7,6 +7,7 @@
 #include <cppconn/prepared_statement.h>
 
 #include <memory>
+#include <string>
 
 #include "rowpump/dispatcher/loop/locked_row_watch.hpp"
 #include "rowpump/dispatcher/mysql/mysql_session.hpp"
@@ -19,8 +20,8 @@ class PassedOverRows {
 public:
     explicit PassedOverRows(MysqlSession& session);
     // Looks, if one is due. `in_flight` (claim: redis): rows in flight are claimable, and not
-    // locked.
-    void look(const InFlight* in_flight = nullptr);
+    // locked. `lease_horizon` (claim: mysql): the claim's (LeaseKeeper::horizon).
+    void look(const InFlight* in_flight, const std::string* lease_horizon = nullptr);
 
 private:
     MysqlSession& session_;

@@ -49,6 +49,7 @@ std::vector<Statement> statements_of(const QueueConfig& queue, const Dialect& di
           {"extend outcome statement", sql.extend(1)},
           {"release statement", sql.release()},
           {"settle statement", sql.settled(1)},
+          {"row lock statement", sql.lock_rows(1)},
           {"dead-row listing", sql.list_dead()},
           {"dead-row discard statement", sql.discard_ids(1, false)}}) {
         out.push_back({"columns", name, text});

@@ -16,10 +16,11 @@ namespace {
 // hundred bytes fit many times over; a thousand of the longest allowed would be 64 MiB.
 constexpr std::int64_t kDoneBytesPerCycle = 4 * 1024 * 1024;
 
+// An outcome put back because its row was locked goes aside only once it is applied.
 std::vector<std::string> refused_messages(const std::vector<DoneEntry>& entries) {
     std::vector<std::string> refused;
     for (const auto& entry : entries) {
-        if (entry.set_aside()) refused.push_back(entry.message);
+        if (entry.set_aside() && !entry.locked) refused.push_back(entry.message);
     }
     return refused;
 }
@@ -226,10 +227,15 @@ bool RedisQueue::ack_done(const std::vector<DoneEntry>& entries, StatsDelta stat
     // this dispatcher leads (two dispatchers trimming the list would each remove what the
     // other read).
     const auto refused = refused_messages(entries);
+    std::vector<std::string> back;
+    for (const auto& entry : entries) {
+        if (entry.locked) back.push_back(entry.message);
+    }
     stats[protocol::kStatBad] += static_cast<std::int64_t>(refused.size());
     std::vector<std::string> args{leader_id_, std::to_string(entries.size()),
-                                  std::to_string(refused.size())};
+                                  std::to_string(refused.size()), std::to_string(back.size())};
     args.insert(args.end(), refused.begin(), refused.end());
+    args.insert(args.end(), back.begin(), back.end());
     for (const auto& [field, amount] : stats) {
         if (amount == 0) continue;
         args.push_back(field);

@@ -56,8 +56,11 @@ QueueSql::QueueSql(const QueueConfig& queue)
         claim_from_ = stamp(claimable_within + "\n  AND " + quote_identifier(first.column) +
                             (first.descending ? " <= ?" : " >= ?") + order);
     }
-    passed_over_ =
-        "SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order + "\nLIMIT ?";
+    // With claim: mysql, as the claim sees them: a row whose lease ended after the keeper's
+    // horizon is no row a claim passed over for a lock (its task may still be held).
+    passed_over_ = "SELECT " + id_ + " FROM " + table_ + "\nWHERE " +
+                   (queue.claim == ClaimMode::mysql ? claimable_within : claimable) + order +
+                   "\nLIMIT ?";
     claim_plan_ = "SELECT CAST(" + std::string(kNow) +
                   " + INTERVAL ? MICROSECOND AS DATETIME(3)),\n  EXISTS (SELECT 1 FROM " + table_ +
                   " WHERE " + expired + ")";
@@ -250,6 +253,17 @@ std::string QueueSql::settled(std::size_t rows) const {
     return "SELECT COUNT(DISTINCT `t`." + id_ + ") FROM " + table_ + " AS `t` JOIN " +
            values_table(rows, {}) + "\n  ON `t`." + id_ + " = `_rp`.`_rp_id` AND `t`." + token_ +
            " = " + settled_token();
+}
+
+std::string QueueSql::find_rows(std::size_t rows) const {
+    // The values table first: one primary-key lookup per id, never a scan of the table (a
+    // locking read would lock each row it reads).
+    return "SELECT `_rp`.`_rp_token` FROM " + values_table(rows, {}) + "\n  STRAIGHT_JOIN " +
+           table_ + " AS `t` ON `t`." + id_ + " = `_rp`.`_rp_id`";
+}
+
+std::string QueueSql::lock_rows(std::size_t rows) const {
+    return find_rows(rows) + "\nFOR UPDATE SKIP LOCKED";
 }
 
 std::string QueueSql::extend(std::size_t rows) const {

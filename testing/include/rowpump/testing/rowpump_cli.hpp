@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rowpump/testing/process.hpp"
@@ -25,7 +26,9 @@ void migrate_apply(const std::string& config);
 // if the test case failed, the tail of its log goes to stderr first.
 class Dispatcher {
 public:
-    Dispatcher(const std::string& config, std::string log_path);
+    // `env`: more environment variables (stepped_clock_env()).
+    Dispatcher(const std::string& config, std::string log_path,
+               std::vector<std::pair<std::string, std::string>> env = {});
     ~Dispatcher();
     Dispatcher(const Dispatcher&) = delete;
     Dispatcher& operator=(const Dispatcher&) = delete;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rowpump/common/redis/redis.hpp"
@@ -21,6 +22,14 @@ namespace rowpump::testing {
 int free_port();
 
 enum class ServerClock { real, stepped };
+
+// The environment that runs a process under libfaketime (Debian's faketime, its build for
+// multi-threaded programs) with its wall clock `offset_file` ahead of ours: "+0" at first,
+// then what write_clock_offset() puts there. The file is read at every clock reading, so a
+// step takes effect at once; the monotonic clock stays real.
+std::vector<std::pair<std::string, std::string>> stepped_clock_env(const std::string& offset_file);
+// Writes `offset` ("+3600", "-3600") to a stepped_clock_env() file, in one rename.
+void write_clock_offset(const std::string& offset_file, std::chrono::seconds offset);
 
 class MariaDb {
 public:

@@ -13,12 +13,21 @@
 // out only up to the lease end a look has covered (horizon()): after a jump, a held row
 // whose lease suddenly looks ended waits for the next look, which renews it.
 //
+// A held row another transaction holds locked (an application's SELECT ... FOR UPDATE) is not
+// renewed: the renewal would wait for the lock, and every renewal of its batch with it. Its
+// lease may then end while the lock is held, which by itself frees nothing: a claim passes
+// over a locked row too. But the lock may go before a later look renews the row, so the
+// horizon stops just short of the earliest lease end of such a row: no claim takes it, and
+// its task's outcome (which also waits for the lock) still applies. Until a look renews it,
+// rows whose lease or retry delay ended after that one wait too.
+//
 // Cost: one indexed SELECT every lease/8 while rows are claimed, and one clock reading; Redis and
 // UPDATE work only for rows whose lease is actually running out, that is for tasks waiting longer
 // than half a lease. Holds no connection of its own: it runs on the claiming connection, just
 // before a claim.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "rowpump/dispatcher/config/config.hpp"
@@ -41,6 +50,7 @@ public:
     // The last look's reach, a lease end on the database clock: every claimed row whose lease
     // ends by then was looked at, and renewed if held, so a claim may take those whose lease
     // ran out; rows claimed since end later. Before the first look, a time before any lease.
+    // Just short of the lease end of a held row the look left alone because it was locked.
     const std::string& horizon() const { return horizon_; }
 
     // Totals since start, for logs and tests.
@@ -57,6 +67,7 @@ private:
     Millis interval_;
     TimePoint next_{};
     std::string horizon_;
+    std::optional<std::string> locked_lease_end_;  // the earliest, in the last look
     std::int64_t looked_at_ = 0;
     std::int64_t renewed_ = 0;
 };

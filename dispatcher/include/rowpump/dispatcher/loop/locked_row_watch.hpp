@@ -6,6 +6,8 @@
 // that are still claimable (QueueSql::passed_over). A row found by two looks in a row, at
 // least `check_every` apart, has been locked all that time (or never let go for long enough
 // for a claim to take it) and is reported once, until a look no longer finds it.
+// The same for rows whose outcome waits for such a lock (DoneEntry::locked): a look is then
+// the list of those rows in a cycle's outcomes.
 
 #include <chrono>
 #include <map>
@@ -17,6 +19,9 @@
 #include "rowpump/common/duration.hpp"
 
 namespace rowpump {
+
+// How long a row must stay locked before it is reported, and how often at most a look runs.
+inline constexpr Millis kLockedRowCheck{5000};
 
 class LockedRowWatch {
 public:

@@ -11,6 +11,7 @@
 #include "rowpump/dispatcher/config/config.hpp"
 #include "rowpump/dispatcher/loop/claim_path.hpp"
 #include "rowpump/dispatcher/loop/leadership.hpp"
+#include "rowpump/dispatcher/loop/locked_row_watch.hpp"
 #include "rowpump/dispatcher/loop/outage_log.hpp"
 #include "rowpump/dispatcher/loop/outcomes.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
@@ -62,6 +63,9 @@ private:
     // Removes the done messages from the done list, moves the refused ones aside, counts and
     // logs.
     std::int64_t ack_done(const std::vector<DoneEntry>& done, const AppliedCounts& counts);
+    // Logs, once each, the rows whose outcome has waited for another transaction's lock for
+    // a while (of the done list, and of tasks taken back).
+    void watch_locked(const std::vector<DoneEntry>& done);
     // Sleeps until `pause` has passed, the process stops or, while leading with room to
     // claim, a producer nudges the queue (NudgeListener).
     void sleep_for(Millis pause);
@@ -85,6 +89,7 @@ private:
     std::unique_ptr<MysqlSide> mysql_;
     std::unique_ptr<RedisSide> redis_;
     Reaper reaper_;  // tasks taken back from dead workers
+    LockedRowWatch locked_outcomes_;
     Leadership leadership_;
     RateLimiter limiter_;
     TimePoint window_opens_{};  // when the push window in Redis takes another row

@@ -2,7 +2,8 @@
 
 // Tasks taken back from workers whose heartbeat expired (RedisSide::reap_dead_workers), applied
 // as failed attempts. Kept in memory until applied: a MySQL outage here must not lose them (if
-// this process dies instead, the rows come back when their lease ends).
+// this process dies instead, the rows come back when their lease ends), nor a row another
+// transaction holds locked (DoneEntry::locked), whose entry waits here for the lock to go.
 
 #include <string>
 #include <vector>
@@ -26,7 +27,7 @@ public:
     // Takes back the dead workers' tasks, applies them on `outcomes`, moves the refused ones
     // aside and counts them in Redis, and tells `path` they are finished.
     void reap(RedisSide& redis, Outcomes& outcomes, ClaimPath& path);
-    // Taken back, not yet applied.
+    // Taken back, not yet applied (those marked `locked` wait for their row's lock).
     const std::vector<DoneEntry>& pending() const { return reaped_; }
 
 private:

@@ -18,6 +18,7 @@
 namespace rowpump {
 
 class PassedOverRows;
+class RowLocks;
 
 class ClaimStore {
 public:
@@ -45,8 +46,13 @@ public:
     [[nodiscard]] std::vector<ExpiringRow> expiring(const std::string& after, Millis window,
                                                     std::int64_t limit);
     // Renews the leases of still-claimed rows: the lease ends a full lease from now. Rows
-    // whose token no longer matches are left alone. Returns how many changed.
-    std::int64_t renew(const std::vector<ClaimedRow>& rows);
+    // whose token no longer matches are left alone, and so are rows another transaction
+    // holds locked (RowLocks), which a renewal would wait for.
+    struct Renewal {
+        std::int64_t renewed = 0;         // how many changed
+        std::vector<std::size_t> locked;  // positions in `rows` of rows left alone for a lock
+    };
+    Renewal renew(const std::vector<ClaimedRow>& rows);
     // The database clock now plus `ahead`, in the lease column's form.
     std::string clock_ahead(Millis ahead);
 
@@ -68,6 +74,7 @@ private:
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;  // first order_by column of the last row swept
     std::unique_ptr<PassedOverRows> passed_over_;
+    std::unique_ptr<RowLocks> row_locks_;
 };
 
 }  // namespace rowpump

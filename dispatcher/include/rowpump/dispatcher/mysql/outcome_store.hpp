@@ -16,6 +16,8 @@
 
 namespace rowpump {
 
+class RowLocks;
+
 // How outcomes apply on a claim path (ClaimPath::outcome_rules).
 struct OutcomeRules {
     // An `extend` report moves the row's lease end (the claim is written to the row).
@@ -55,8 +57,13 @@ private:
     std::int64_t update_by_id(const std::vector<const std::vector<std::string>*>& rows);
     // How many of `rows` (token, id, ...) hold the settled token of their claim.
     std::int64_t count_settled(const std::vector<std::vector<std::string>>& rows);
+    // In one transaction: locks the outcomes' rows (RowLocks) and applies those whose row it
+    // holds; the others are listed in `counts.locked` (another transaction holds the row) or
+    // counted stale (the row is gone).
+    void apply_unlocked(const std::vector<protocol::Done>& outcomes, AppliedCounts& counts);
 
     MysqlSession& session_;
+    std::unique_ptr<RowLocks> row_locks_;
     const QueueConfig& queue_;
     const QueueSql& sql_;
     const OutcomeRules rules_;

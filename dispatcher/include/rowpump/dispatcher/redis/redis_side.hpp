@@ -28,6 +28,10 @@ struct DoneEntry {
     // With claim: redis, another task of the same row is in flight (InFlight::stale): not
     // applied, counted as stale.
     bool stale = false;
+    // Another transaction held the row locked (an application's SELECT ... FOR UPDATE), so
+    // the outcome was not applied: it goes back to the end of the done list (ack_done) and is
+    // tried again by a later cycle, the other outcomes of its batch applied meanwhile.
+    bool locked = false;
 
     bool accepted() const { return done.has_value() && error.empty() && !stale; }
     bool set_aside() const { return !done.has_value() || !error.empty() || !problem.empty(); }
@@ -81,6 +85,9 @@ public:
     virtual void resign() = 0;
     virtual PushWindow push(const std::vector<ClaimedRow>& rows) = 0;
     virtual Inbox take_done(std::int64_t max) = 0;
+    // Removes `entries`, the batch take_done() returned, from the head of the done list, and
+    // puts those marked `locked` back at its end; false, changing nothing, when this
+    // dispatcher no longer holds the leader lock.
     [[nodiscard]] virtual bool ack_done(const std::vector<DoneEntry>& entries,
                                         StatsDelta stats) = 0;
     virtual void move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats) = 0;

@@ -42,7 +42,8 @@ public:
     // After a claim from the start of the order that took fewer rows than it could: the first
     // rows that are still claimable, which that claim passed over because another
     // transaction held them locked (or that came due since). A plain read, no locks.
-    // Params: limit (kPassedOverLimit, plus the rows in flight with claim: redis).
+    // Params: with claim: mysql the lease keeper's horizon (as claim()); limit
+    // (kPassedOverLimit, plus the rows in flight with claim: redis).
     static constexpr int kPassedOverLimit = 20;
     const std::string& passed_over() const { return passed_over_; }
     // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it) and first
@@ -103,6 +104,15 @@ public:
     std::string extend(std::size_t rows) const;
     // How many distinct rows of `rows` (token, id) hold the settled token of that claim.
     std::string settled(std::size_t rows) const;
+    // Before a transaction writes to rows by id (outcomes, lease renewals): of `rows` pairs
+    // (position, id), the positions whose row this transaction now holds locked. Rows another
+    // transaction holds (an application's SELECT ... FOR UPDATE) are passed over (FOR UPDATE
+    // SKIP LOCKED), so the writes that follow wait for no lock of theirs. The same text on
+    // MariaDB and MySQL 8. Params: position, id, position, id, ...
+    std::string lock_rows(std::size_t rows) const;
+    // Of `rows` pairs (position, id), the positions whose row exists: a plain read, which
+    // waits for no lock. Tells a row passed over by lock_rows() from one that is gone.
+    std::string find_rows(std::size_t rows) const;
     static constexpr std::size_t kSettledMarkAt = 16;  // 1-based: the batch's last hex digit
     static constexpr const char* kSettledMark = "=";
 

@@ -99,11 +99,11 @@ RedisQueue RedisQueue::open(const RedisAddress& address, const QueueConfig& queu
 
 RedisQueue::Lead RedisQueue::lead() {
     const auto reply = protocol::kLeadScript
-                           .eval(conn_, {keys_.leader},
+                           .eval(conn_, {keys_.leader, keys_.epoch},
                                  {leader_id_, std::to_string(queue_.leader_timeout.count())})
                            .strings();
-    if (reply.size() != 2) throw redis::ReplyError("the lead script returned no holder");
-    return {reply[0], reply[1] == "1"};
+    if (reply.size() != 3) throw redis::ReplyError("the lead script returned no holder");
+    return {reply[0], reply[1] == "1", reply[2]};
 }
 
 void RedisQueue::resign() {

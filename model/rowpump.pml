@@ -626,10 +626,10 @@ end:
         printf("MSC: row %d: lease ended\n", r);
         lease[r] = ENDED }
 #ifdef REDIS_CLAIM
-    /* the lease of a task in flight ends (any time: a lease is renewed only while a list
-     * holds the task, and an audit that sees it held starts it again) */
-    :: atomic { fl[r] != 0 && !flx[r] -> flx[r] = 1 }
-    :: atomic { fl[NR + r] != 0 && !flx[NR + r] -> flx[NR + r] = 1 }
+    /* the lease of a task in flight that no list holds ends (while a list holds it, the
+     * audit renews it: its end matters only once no list does) */
+    :: atomic { fl[r] != 0 && !flx[r] && !HELD(MSG(r, fl[r])) -> flx[r] = 1 }
+    :: atomic { fl[NR + r] != 0 && !flx[NR + r] && !HELD(MSG(r, fl[NR + r])) -> flx[NR + r] = 1 }
 #endif
 #ifdef REDUE
     /* a completed row comes due again */

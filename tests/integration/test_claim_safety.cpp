@@ -126,6 +126,7 @@ void no_second_run_while_first_may_run(bool leader_change) {
     if (leader_change) sys.dispatcher->process().kill();
     sys.bed.redis.stop();
     sys.bed.redis.start();
+    sys.redis = sys.bed.redis_client();
 
     const bool done = eventually(
         90s, [&] { return sys.rows_left() == 0; }, 100ms);

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "loop/done_entries.hpp"
 #include "rowpump/common/log_text.hpp"
 
@@ -36,7 +38,10 @@ void Reaper::reap(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
 
 void Reaper::apply(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
     if (reaped_.empty()) return;
-    const AppliedCounts counts = apply_isolating(outcomes, reaped_);
+    path.on_outcomes_taken(reaped_);  // a task the dispatcher did not issue is stale
+    AppliedCounts counts = apply_isolating(outcomes, reaped_);
+    counts.stale +=
+        std::count_if(reaped_.begin(), reaped_.end(), [](const DoneEntry& e) { return e.stale; });
     // Those whose row another transaction holds locked stay here, tried again next cycle.
     std::vector<DoneEntry> finished, locked;
     for (auto& entry : reaped_) (entry.locked ? locked : finished).push_back(std::move(entry));

@@ -1,10 +1,12 @@
 // `payload:` beyond what every SDK sees (tests/conformance/test_payload_fields.cpp): a row whose
 // ready message would pass payload_max is reported failed with a reason naming its size, in
 // both claim modes; `rowpump check` refuses a payload column the table lacks and warns when the
-// columns' longest values can pass payload_max; and the demo's worker checks the page its task
-// carries, with the table deploy/seed.sql creates.
+// columns' longest values can pass payload_max; tasks whose messages carry fields are found
+// in Redis while a slow worker holds them (held.lua compares heads), so none runs twice; and
+// the demo's worker checks the page its task carries, with the table deploy/seed.sql creates.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -200,4 +202,41 @@ TEST_CASE("e2e: payload: the demo's worker checks the page its task carries", "[
     REQUIRE(done);
     CHECK(db.scalar("SELECT COUNT(*) FROM user_block_status") == 30);
     CHECK(db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status = 2") == 30);
+}
+
+// 400 rows, lease 2 s, one worker at ~90 tasks/s: most rows wait in Redis for longer than a
+// lease. With claim: mysql the lease keeper renews the leases of tasks Redis still holds; with
+// claim: redis the leader keeps them in flight; both ask held.lua by the head <id>:<token>, while
+// the messages in the lists carry fields. Compared whole, as before payloads, none would be
+// found: rows would be claimed and pushed again, and run twice.
+TEST_CASE("e2e: payload: tasks with fields held longer than the lease run once each",
+          "[e2e][payload]") {
+    const std::string claim = GENERATE(as<std::string>{}, "mysql", "redis");
+    INFO("claim: " << claim);
+    constexpr std::int64_t kSlowRows = 400;
+    QueueSpec queue = e2e_queue();
+    queue.lease = "2s";
+    queue.max_backlog = 500;
+    queue.claim = claim;
+    queue.extra_lines = {"payload: [updated_time, status]"};
+    E2eSystem sys(queue, kSlowRows);
+    TestWorkerSpec spec;
+    spec.worker_id = "slow";
+    spec.work = std::chrono::milliseconds(11);
+    TestWorkerProcess worker(ROWPUMP_TEST_WORKER, sys, spec);
+    const bool done = eventually(
+        120s, [&] { return queue_stat(sys.redis, "users", "completed") >= kSlowRows; }, 50ms);
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(done);
+    CHECK(sys.rows_left() == 0);
+    CHECK(sys.rows_not_run_once() == 0);
+    auto stats = queue_stats(sys.redis, "users");
+    CHECK(stats["completed"] == kSlowRows);
+    CHECK(stats["dispatched"] == kSlowRows);  // no row was claimed and pushed a second time
+    CHECK(stats["stale"] == 0);
+    if (claim == "mysql") CHECK(stats["renewed"] > 0);  // the rows did outlive a lease
+    std::map<std::string, int> runs;
+    for (const auto& task : worker.handled()) ++runs[task.id];
+    CHECK(runs.size() == static_cast<std::size_t>(kSlowRows));
+    for (const auto& [id, n] : runs) CHECK(n == 1);
 }

@@ -167,7 +167,9 @@ PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
     std::vector<std::string> oversized{"RPUSH", keys_.done};
     for (const auto& row : rows) {
         auto message = protocol::format_ready(row.id, row.token, queue_.payload, row.payload);
-        if (static_cast<std::int64_t>(message.size()) <= queue_.payload_max) {
+        // Without a payload nothing is checked: a queue whose ids are long keeps working.
+        if (queue_.payload.empty() ||
+            static_cast<std::int64_t>(message.size()) <= queue_.payload_max) {
             args.push_back(std::move(message));
         } else {
             oversized.push_back(oversized_report(row, message.size(), queue_.payload_max));

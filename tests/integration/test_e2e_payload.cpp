@@ -2,9 +2,13 @@
 // ready message would pass payload_max is reported failed with a reason naming its size, in
 // both claim modes; `rowpump check` refuses a payload column the table lacks and warns when the
 // columns' longest values can pass payload_max; tasks whose messages carry fields are found
-// in Redis while a slow worker holds them (held.lua compares heads), so none runs twice; and
+// in Redis while a slow worker holds them (held.lua compares heads), so none runs twice; a
+// sharded queue reports a dead worker's tasks by their heads (reap_to_done.lua); and
 // the demo's worker checks the page its task carries, with the table deploy/seed.sql creates.
 
+#include <signal.h>
+
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -239,4 +243,40 @@ TEST_CASE("e2e: payload: tasks with fields held longer than the lease run once e
     for (const auto& task : worker.handled()) ++runs[task.id];
     CHECK(runs.size() == static_cast<std::size_t>(kSlowRows));
     for (const auto& [id, n] : runs) CHECK(n == 1);
+}
+
+// A queue with shards reports a dead worker's tasks on its behalf as retries (reap_to_done.lua),
+// from the messages in its processing list: by their head, since a done message names its
+// task by "<id>:<token>" alone. Reported whole, with the fields after the head, every such
+// retry would be set aside as malformed and its row would wait for its lease (5 minutes).
+TEST_CASE("e2e: payload: a sharded queue takes a dead worker's tasks with fields back as retries",
+          "[e2e][payload][shards]") {
+    QueueSpec queue = e2e_queue();
+    queue.lease = "5m";
+    queue.extra_lines = {"payload: [status, updated_time]", "shards:", "  - { name: a }"};
+    E2eSystem sys(queue, 20);
+    TestWorkerSpec doomed_spec;
+    doomed_spec.worker_id = "doomed";
+    doomed_spec.threads = 4;
+    doomed_spec.work = std::chrono::milliseconds(60000);
+    doomed_spec.heartbeat_ttl = std::chrono::milliseconds(1000);
+    auto doomed = std::make_unique<TestWorkerProcess>(ROWPUMP_TEST_WORKER, sys, doomed_spec);
+    REQUIRE(eventually(20s, [&] { return list_length(sys.redis, doomed->processing_key()) > 0; }));
+    doomed->process().signal(SIGKILL);
+    const bool reaped =
+        eventually(20s, [&] { return queue_stat(sys.redis, "users", "reaped") > 0; });
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary());
+    REQUIRE(reaped);
+
+    TestWorkerSpec rest_spec;
+    rest_spec.worker_id = "rest";
+    TestWorkerProcess rest(ROWPUMP_TEST_WORKER, sys, rest_spec);
+    const bool done = eventually(60s, [&] { return sys.rows_left() == 0; });
+    INFO(describe_stats(sys.redis, "users") << "; " << sys.table_summary() << "\n"
+                                            << sys.dispatcher->log_tail());
+    REQUIRE(done);
+    CHECK(sys.rows_not_run_once() == 0);
+    CHECK(queue_stat(sys.redis, "users", "bad") == 0);
+    CHECK(queue_stat(sys.redis, "users", "stale") == 0);
+    CHECK(queue_stat(sys.redis, "users", "completed") == 20);
 }

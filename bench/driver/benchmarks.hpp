@@ -42,6 +42,11 @@ struct EndToEndSpec {
     int time_limit_s = 300;
     std::string bench = "e2e";  // the sample's benchmark name
     std::string note;           // appended to the configuration label
+    // Payload columns the queue sends with each task (0 or 3: create_task_table's
+    // kPayloadColumns); with `payload_table` the table has those columns either way, so that
+    // runs with and without a payload read the same rows.
+    int payload = 0;
+    bool payload_table = false;
 };
 // C: due row -> no-op handler -> outcome applied, until every row is completed in MySQL.
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep);

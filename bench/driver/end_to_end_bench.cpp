@@ -167,7 +167,7 @@ void insert_due_rows(Context& ctx, std::int64_t rows, double rate, bool nudge) {
 
 Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     const double load_start = now_seconds();
-    create_task_table(ctx.db(), spec.rows, ctx.indexes());
+    create_task_table(ctx.db(), spec.rows, ctx.indexes(), spec.payload_table);
     log_load(spec.rows, now_seconds() - load_start);
     ctx.reset_and_settle();
     QueueSpec q = bench_queue();
@@ -180,7 +180,11 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
     q.claim = spec.claim;
-    const std::string config = label(spec) + spec.note;
+    if (spec.payload > 0)
+        q.extra_lines.push_back(std::string("payload: [") + kPayloadColumns + "]");
+    const std::string config =
+        label(spec) + spec.note +
+        (spec.payload_table ? " payload=" + std::to_string(spec.payload) : "");
     const auto file = ctx.write_config(q, "e2e.yaml");
 
     const auto cpu_before = ctx.server_cpu();

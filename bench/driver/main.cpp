@@ -36,6 +36,7 @@ struct Options {
     int restart_diagnostic_batch = 0;  // 0: skip (the dispatcher no longer restarts sweeps)
     std::int64_t small_rows = 0;       // 0: skip
     std::vector<std::string> e2e_configs{"4x8", "4x8x16", "4x8x1", "2x4x16"};
+    std::vector<int> e2e_payloads{0};  // payload columns, each config run with each in turn
     EndToEndSpec e2e;
     LatencySpec latency;
     std::vector<std::string> latency_polls{"50ms", "10ms"};
@@ -99,9 +100,13 @@ void run_end_to_end_and_baseline(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) {
         if (has(o.phases, "e2e")) {
             for (const auto& config : o.e2e_configs) {
-                EndToEndSpec spec = o.e2e;
-                set_workers(spec, config);
-                run_end_to_end(ctx, spec, rep);
+                for (int payload : o.e2e_payloads) {
+                    EndToEndSpec spec = o.e2e;
+                    set_workers(spec, config);
+                    spec.payload = payload;
+                    spec.payload_table = o.e2e_payloads != std::vector<int>{0};
+                    run_end_to_end(ctx, spec, rep);
+                }
             }
         }
         if (has(o.phases, "drain")) {
@@ -172,6 +177,11 @@ Options parse_options(int argc, char** argv) {
                    "trip, default the SDK's adaptive one; MS: handler time; CLAIM: mysql, the "
                    "default, or redis)")
         ->delimiter(',');
+    app.add_option("--e2e-payloads", o.e2e_payloads,
+                   "payload columns sent with each task, 0 or 3 (about 100 bytes), e.g. 0,3: "
+                   "each config runs with each in turn, on a table that has the columns")
+        ->delimiter(',')
+        ->check(CLI::IsMember({0, 3}));
     app.add_option("--e2e-batch", o.e2e.batch);
     app.add_option("--e2e-max-backlog", o.e2e.max_backlog);
     app.add_option("--e2e-time-limit", o.e2e.time_limit_s, "seconds per run");

@@ -51,13 +51,30 @@ void create_dispatch_table(testing::MysqlClient& db, std::int64_t rows,
 }
 
 void create_task_table(testing::MysqlClient& db, std::int64_t rows,
-                       const BookkeepingIndexes& indexes) {
+                       const BookkeepingIndexes& indexes, bool payload_columns) {
+    if (!payload_columns) {
+        recreate(db, "tasks",
+                 "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
+                 "updated_time DATETIME(3) NOT NULL, KEY (status, updated_time)",
+                 indexes);
+        db.exec("INSERT INTO tasks (user_id, status, updated_time) SELECT seq, 0, " +
+                past_times(rows) + " FROM seq_1_to_" + std::to_string(rows));
+        return;
+    }
     recreate(db, "tasks",
              "user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL DEFAULT 0, "
-             "updated_time DATETIME(3) NOT NULL, KEY (status, updated_time)",
+             "updated_time DATETIME(3) NOT NULL, url VARCHAR(80) CHARACTER SET ascii NOT NULL, "
+             "owner_id BIGINT NOT NULL, note VARCHAR(60) CHARACTER SET utf8mb4 NOT NULL, "
+             "KEY (status, updated_time)",
              indexes);
-    db.exec("INSERT INTO tasks (user_id, status, updated_time) SELECT seq, 0, " + past_times(rows) +
-            " FROM seq_1_to_" + std::to_string(rows));
+    // On the wire: " url=https%3A%2F%2Fexample.com%2Fusers%2F<id>" (~45 bytes), " owner_id=<n>"
+    // (~16) and " note=re-check%20after%20the%20nightly%20import" (~46): about 100 bytes.
+    db.exec(
+        "INSERT INTO tasks (user_id, status, updated_time, url, owner_id, note) SELECT seq, 0, " +
+        past_times(rows) +
+        ", CONCAT('https://example.com/users/', seq), seq * 7, "
+        "'re-check after the nightly import' FROM seq_1_to_" +
+        std::to_string(rows));
 }
 
 void create_timed_table(testing::MysqlClient& db, const BookkeepingIndexes& indexes) {

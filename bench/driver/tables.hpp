@@ -26,8 +26,12 @@ void create_dispatch_table(testing::MysqlClient& db, std::int64_t rows,
 
 // tasks(user_id PK, status, updated_time, KEY(status, updated_time)): the one-shot shape
 // (due "status = 0"), used by the end-to-end benchmark and the per-worker claim baseline.
+// With `payload_columns`, also kPayloadColumns, about 100 bytes of a row's data on the wire
+// when a queue sends them all.
 void create_task_table(testing::MysqlClient& db, std::int64_t rows,
-                       const BookkeepingIndexes& indexes);
+                       const BookkeepingIndexes& indexes, bool payload_columns = false);
+// url VARCHAR(80) ascii, owner_id BIGINT, note VARCHAR(60) utf8mb4.
+inline const char* const kPayloadColumns = "url, owner_id, note";
 
 // timed_tasks(id PK, status, due_at DATETIME(6), started_at DATETIME(6), KEY(status, due_at)),
 // empty.

@@ -7,9 +7,11 @@
 -- same Redis Cluster slot.
 --   KEYS[1] ready list, KEYS[2] done list, KEYS[3] workers set, KEYS[4] (a shard's runner
 --           only) the queue's done list, where reports wait to be routed
---   ARGV[1] processing key prefix, ARGV[2..] ready messages
---   returns the messages it found; given none, every message held (a key of another type than
---           it should be holds none)
+--   ARGV[1] processing key prefix, ARGV[2..] heads of ready messages ("<id>:<token>")
+--   returns the heads it found; given none, the head of every message held (a key of another
+--           type than it should be holds none). A message is compared by its head, the part
+--           before its first space: a ready message's fields (its payload) and a done
+--           message's verb and values do not count.
 local wanted, left, all = {}, 0, #ARGV == 1
 for i = 2, #ARGV do
   if not wanted[ARGV[i]] then left = left + 1 end
@@ -17,6 +19,8 @@ for i = 2, #ARGV do
 end
 local held = {}
 local function look(message)
+  local space = string.find(message, ' ', 1, true)
+  if space then message = string.sub(message, 1, space - 1) end
   if all then
     held[#held + 1] = message
   elseif wanted[message] then
@@ -25,24 +29,19 @@ local function look(message)
     left = left - 1
   end
 end
-local function scan(key, reported)
+local function scan(key)
   if left == 0 and not all then return end
   if redis.call('TYPE', key)['ok'] ~= 'list' then return end
   for _, message in ipairs(redis.call('LRANGE', key, 0, -1)) do
-    if reported then
-      local space = string.find(message, ' ', 1, true)
-      if space then look(string.sub(message, 1, space - 1)) end
-    else
-      look(message)
-    end
+    look(message)
   end
 end
-scan(KEYS[1], false)
+scan(KEYS[1])
 if redis.call('TYPE', KEYS[3])['ok'] == 'set' then
   for _, worker in ipairs(redis.call('SMEMBERS', KEYS[3])) do
-    scan(ARGV[1] .. worker, false)
+    scan(ARGV[1] .. worker)
   end
 end
-scan(KEYS[2], true)
-if KEYS[4] then scan(KEYS[4], true) end
+scan(KEYS[2])
+if KEYS[4] then scan(KEYS[4]) end
 return held

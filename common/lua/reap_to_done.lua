@@ -1,5 +1,6 @@
 -- reap_to_done: reap.lua for a queue with shards: takes the tasks of a worker whose heartbeat
--- expired and reports each on the worker's behalf, "<ready message><ARGV[2]>" (a retry), to the
+-- expired and reports each on the worker's behalf, "<id>:<token><ARGV[2]>" (a retry: the ready
+-- message's head, without the fields that may follow it), to the
 -- queue's done list, from where its shard's leader applies it (route_done.lua); counts them in
 -- the stats hash.
 --   KEYS[1] heartbeat, KEYS[2] processing list, KEYS[3] workers set, KEYS[4] done list,
@@ -11,7 +12,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 local taken = {}
 if redis.call('TYPE', KEYS[2])['ok'] == 'list' then taken = redis.call('LRANGE', KEYS[2], 0, -1) end
-for i = 1, #taken do taken[i] = taken[i] .. ARGV[2] end
+for i = 1, #taken do taken[i] = string.match(taken[i], '^[^ ]*') .. ARGV[2] end
 for i = 1, #taken, 1000 do
   redis.call('RPUSH', KEYS[4], unpack(taken, i, math.min(i + 999, #taken)))
 end

@@ -66,12 +66,12 @@ std::vector<std::string> redis_flags(int port) {
 }
 
 SdkWorker::SdkWorker(const Sdk& sdk, const TempDir& dir, std::vector<std::string> redis,
-                     std::string id, std::vector<std::string> flags)
+                     std::string id, std::vector<std::string> flags, const std::string& queue)
     : id_(std::move(id)), log_(dir.file(id_ + ".tasks")), output_(dir.file(id_ + ".out")) {
     std::vector<std::string> argv = sdk.command;
     argv.insert(argv.end(), redis.begin(), redis.end());
-    for (const std::string& flag : {std::string("--queue"), std::string("users"),
-                                    std::string("--worker-id"), id_, std::string("--log"), log_}) {
+    for (const std::string& flag : {std::string("--queue"), queue, std::string("--worker-id"), id_,
+                                    std::string("--log"), log_}) {
         argv.push_back(flag);
     }
     argv.insert(argv.end(), flags.begin(), flags.end());

@@ -39,13 +39,13 @@ struct LoggedTask {
 };
 std::vector<LoggedTask> read_logged_tasks(const std::string& path);
 
-// A conformance worker on queue "users", its task log and output in `dir`; SIGKILLed when
+// A conformance worker on `queue`, its task log and output in `dir`; SIGKILLed when
 // destroyed if still running.
 class SdkWorker {
 public:
     // `redis` names the Redis: {"--redis-host", H, "--redis-port", P} or Sentinel flags.
     SdkWorker(const Sdk& sdk, const TempDir& dir, std::vector<std::string> redis, std::string id,
-              std::vector<std::string> flags);
+              std::vector<std::string> flags, const std::string& queue = "users");
 
     const std::string& id() const { return id_; }
     ChildProcess& process() { return *process_; }

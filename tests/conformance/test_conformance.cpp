@@ -328,9 +328,10 @@ TEST_CASE("ready message fields reach the handler as sent", "[conformance]") {
     const Sdk& sdk = current_sdk();
     INFO("sdk " << sdk.name);
     Scenario s(sdk, 0);
-    // The dispatcher does not send fields yet (payload: is to come): the queue is paused and
-    // the test pushes ready messages with fields itself, for rows that do not exist. A field
-    // with a percent-encoded value, an empty one, a NULL (bare name), an unknown name.
+    // Fields as any dispatcher might send them (the queue's payload: columns are the scenario
+    // "payload fields"): the queue is paused and the test pushes ready messages with fields
+    // itself, for rows that do not exist. A field with a percent-encoded value, an empty one,
+    // a NULL (bare name), an unknown name.
     REQUIRE(rowpump_cli({"pause", "-c", s.sys.config, "users"}).status.success());
     const std::string token = "0123456789ABCDEF-1-2A";
     const std::vector<std::string> fields = {"url=http%3A%2F%2Fexample.org%2Fa%20b",

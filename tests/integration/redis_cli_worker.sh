@@ -79,12 +79,13 @@ while ((!stop)); do
   (($(now_ms) - last_beat >= beat_ms)) && beat
   message=$(cli BLMOVE "$ready" "$processing" LEFT RIGHT "$block")
   [ -n "$message" ] || continue
+  head=${message%% *}  # <id>:<token>: fields (a payload) may follow after a space
   if [ -n "$extend" ]; then
     # A plain RPUSH, not the complete script: the task must stay in the processing list.
-    cli RPUSH "$done_list" "$message extend lease=$extend" >/dev/null
+    cli RPUSH "$done_list" "$head extend lease=$extend" >/dev/null
     sleep "$work_s"
   fi
-  accepted=$(cli EVAL "$complete_script" 2 "$processing" "$done_list" "$message" "$message ok status=1")
+  accepted=$(cli EVAL "$complete_script" 2 "$processing" "$done_list" "$message" "$head ok status=1")
   [ "$accepted" = 1 ] || echo "redis_cli_worker: report on '$message' came too late" >&2
 done
 

@@ -90,3 +90,26 @@ TEST_CASE("protocol scripts: the dispatcher's calls run after Redis lost its scr
     CHECK(conn.command({"LLEN", keys.shard_done("a")}).integer() == 0);
     CHECK(conn.command({"LLEN", keys.done}).integer() == 0);
 }
+
+// held.lua compares tasks by their ready message's head, "<id>:<token>": a ready message with a
+// payload, in the ready list or in a listed worker's processing list, and a done message, are
+// each found by the head the dispatcher formats from its claim. Before payloads, whole ready
+// messages were compared, and a message with fields was never found (its lease would lapse
+// and the row run twice).
+TEST_CASE("protocol scripts: held finds tasks by their head, fields aside", "[protocol][payload]") {
+    testing::RedisServer server;
+    auto conn = server.connect();
+    const auto keys = protocol::keys_for("q");
+    const std::string token = "0123456789ABCDEF-1-2A";
+    conn.command({"RPUSH", keys.ready, "1:" + token + " page=https%3A%2F%2Fx note", "2:" + token});
+    conn.command({"SADD", keys.workers, "w"});
+    conn.command({"RPUSH", keys.processing("w"), "3:" + token + " page="});
+    conn.command({"RPUSH", keys.done, "4:" + token + " ok status=1"});
+    const std::vector<std::string> script_keys{keys.ready, keys.done, keys.workers};
+    std::vector<std::string> args{keys.processing("")};
+    for (const char* id : {"1", "2", "3", "4", "5"}) args.push_back(id + (":" + token));
+    CHECK(protocol::kHeldScript.eval(conn, script_keys, args).strings() ==
+          std::vector<std::string>{"1:" + token, "2:" + token, "3:" + token, "4:" + token});
+    CHECK(protocol::kHeldScript.eval(conn, script_keys, {keys.processing("")}).strings() ==
+          std::vector<std::string>{"1:" + token, "2:" + token, "3:" + token, "4:" + token});
+}

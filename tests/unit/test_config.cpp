@@ -207,7 +207,7 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
         with_queue_lines("    bacth: 5\n"), 7, "queues.q.bacth",
         "unknown key (expected one of: table, id, due, order_by, batch, lease, "
         "max_lease, max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "
-        "leader_timeout, columns, due_since, shards, claim)");
+        "leader_timeout, columns, due_since, shards, claim, payload, payload_max)");
     CHECK_CONFIG_ERROR(with_queue_lines("    retry:\n      base: 1s\n      kap: 5m\n"), 9,
                        "queues.q.retry.kap",
                        "unknown key (expected one of: base, cap, max_attempts, max_delay)");
@@ -810,4 +810,31 @@ TEST_CASE("claim: mysql by default, redis on request, and redis's limits", "[con
                        "queues.q.order_by", "with claim: redis, order_by takes one column, got 2");
     CHECK_CONFIG_ERROR(with_queue_lines("    claim: redis\n    shards:\n      - { name: a }\n"), 7,
                        "queues.q.claim", "claim: redis does not work with shards yet; use mysql");
+}
+
+TEST_CASE("payload lists columns for the ready message and payload_max bounds it",
+          "[config][payload]") {
+    auto config = parsed(with_queue_lines("    payload: [url, Owner_id]\n"));
+    CHECK(config.queues.at(0).payload == std::vector<std::string>{"url", "Owner_id"});
+    CHECK(config.queues.at(0).payload_max == 4096);
+    CHECK(parsed(with_queue_lines("    payload_max: 16KiB\n")).queues.at(0).payload_max == 16384);
+    CHECK(parsed(with_queue_lines("    payload_max: 300\n")).queues.at(0).payload_max == 300);
+    CHECK(parsed(with_queue_lines("    payload_max: 64KiB\n")).queues.at(0).payload_max == 65536);
+    CHECK(parsed(with_queue_lines("")).queues.at(0).payload.empty());
+    CHECK(parsed(with_queue_lines("    payload: []\n")).queues.at(0).payload.empty());
+
+    CHECK_CONFIG_ERROR(with_queue_lines("    payload: url\n"), 7, "queues.q.payload",
+                       "must be a list of column names, got 'url'");
+    CHECK_CONFIG_ERROR(with_queue_lines("    payload: [url, \"a`b\"]\n"), 7, "queues.q.payload[1]",
+                       "'a`b' is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_$]*, at most "
+                       "64 characters)");
+    CHECK_CONFIG_ERROR(with_queue_lines("    payload: [a$b]\n"), 7, "queues.q.payload[0]",
+                       "'a$b' cannot be a field name ([A-Za-z_][A-Za-z0-9_]*)");
+    CHECK_CONFIG_ERROR(with_queue_lines("    payload: [url, URL]\n"), 7, "queues.q.payload[1]",
+                       "column 'URL' is listed twice");
+    for (const std::string bad : {"100", "255", "65537", "65KiB", "4kb", "-1", "0KiB", "x"}) {
+        CHECK_CONFIG_ERROR(
+            with_queue_lines("    payload_max: " + bad + "\n"), 7, "queues.q.payload_max",
+            "must be a size from 256 to 65536 bytes (e.g. 4096 or 4KiB), got '" + bad + "'");
+    }
 }

@@ -176,6 +176,28 @@ TEST_CASE("ready messages", "[protocol]") {
     }
 }
 
+TEST_CASE("ready messages carry a row's payload after the token", "[protocol][payload]") {
+    const std::string binary("\x00\xff\x80 =:%", 7);
+    const std::vector<std::string> names{"url", "owner_id", "note", "empty", "name", "data"};
+    const std::vector<std::optional<std::string>> values{
+        "https://example.com/a b?x=1", "42", std::nullopt, "", "Zoë 日本", binary};
+    const auto message = format_ready("7", kToken, names, values);
+    CHECK(message == "7:" + kToken +
+                         " url=https%3A%2F%2Fexample.com%2Fa%20b%3Fx%3D1 owner_id=42 note empty= "
+                         "name=Zo%C3%AB%20%E6%97%A5%E6%9C%AC data=%00%FF%80%20%3D%3A%25");
+    std::string error;
+    auto task = parse_ready(message, error);
+    INFO(error);
+    REQUIRE(task);
+    CHECK(task->id == "7");
+    CHECK(done_head(*task) == "7:" + kToken);
+    REQUIRE(task->fields.size() == names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) CHECK(task->fields.at(names[i]) == values[i]);
+    CHECK(task->fields.at("note") == std::nullopt);  // NULL is not ""
+    CHECK(task->fields.at("empty") == std::optional<std::string>(""));
+    CHECK(format_ready("7", kToken, {}, {}) == "7:" + kToken);
+}
+
 TEST_CASE("ready messages with fields", "[protocol]") {
     std::string error;
     const std::string message = kReady + " url=http%3A%2F%2Fx%20y owner= note timeout_ms=300";

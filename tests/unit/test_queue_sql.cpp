@@ -313,3 +313,31 @@ TEST_CASE("rows are locked before they are written, passing over those another t
     CHECK(sql.lock_rows(2) == sql.find_rows(2) + "\nFOR UPDATE SKIP LOCKED");
     CHECK(count(sql.lock_rows(5), "?") == 10);
 }
+
+TEST_CASE("payload columns are read by the claim's own read, times as ISO 8601 UTC",
+          "[queue_sql][payload]") {
+    auto config = load(
+        "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    order_by: created_at\n"
+        "    payload: [url, due_at, seen, owner_id]\n");
+    rowpump::QueueSql sql(config.queues.at(0), {{"due_at", rowpump::PayloadKind::datetime},
+                                                {"seen", rowpump::PayloadKind::timestamp}});
+    const std::string payload =
+        ", `url`, CONCAT(LEFT(DATE_FORMAT(CONVERT_TZ(`due_at`, @@global.time_zone, '+00:00'), "
+        "'%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z'), CONCAT(LEFT(DATE_FORMAT(TIMESTAMPADD(MICROSECOND, "
+        "UNIX_TIMESTAMP(`seen`) * 1000000, CAST('1970-01-01' AS DATETIME(6))), "
+        "'%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z'), `owner_id`";
+    CHECK(sql.read_back() == "SELECT `job_id`, `rp_token`, NULL, `created_at`" + payload +
+                                 " FROM `jobs` WHERE `rp_lease_until` = ? AND `rp_token` >= ? "
+                                 "AND `rp_token` < ?\nORDER BY `created_at`");
+
+    auto redis = load(
+        "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    claim: redis\n"
+        "    payload: [url]\n");
+    rowpump::QueueSql scan(redis.queues.at(0));
+    CHECK(scan.lock_scanned(1).find(
+              "'-', LPAD(HEX(CRC32(`job_id`)), 8, '0')), `url` FROM `jobs`") != std::string::npos);
+    CHECK(scan.scan_retried().find("), `url` FROM `jobs`") != std::string::npos);
+    // The claim's other statements are as without a payload.
+    CHECK(scan.scan().find("`url`") == std::string::npos);
+    CHECK(scan.read_back().find("`url`") != std::string::npos);
+}

@@ -1,5 +1,6 @@
-// A worker for the "user_block_check" queue: re-checks whether a user is blocked and
-// reports the status the dispatcher writes back with `status = :status`.
+// A worker for the "user_block_check" queue: re-checks whether a user is blocked, from the
+// user's page that comes with the task, and reports the status the dispatcher writes back with
+// `status = :status`.
 //
 //   rowpump_example_user_block_worker --redis-port 6379 --threads 8
 //   ROWPUMP_REDIS_PASSWORD=... rowpump_example_user_block_worker --redis-host redis
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -29,10 +31,17 @@
 
 namespace {
 
-// Stands in for the real check (an API call, a rule engine, ...).
-int check_user(long long user_id) {
+// Stands in for the real check (fetching the user's page, a rule engine, ...): 2 blocked,
+// 1 fine. The page comes with the task (deploy/demo.yaml: `payload: [page]`), so the worker
+// needs no MySQL; this stand-in reads the number its path ends in. A queue that sends no page
+// gets the answer from the id.
+int check_user(long long user_id, const std::optional<std::string>& page) {
+    if (page) {
+        const auto slash = page->rfind('/');
+        if (slash != std::string::npos) user_id = std::atoll(page->c_str() + slash + 1);
+    }
     return user_id % 7 == 0 ? 2 : 1;
-}  // 2 blocked, 1 fine
+}
 
 struct Args {
     rowpump::WorkerOptions options;
@@ -117,7 +126,10 @@ int main(int argc, char** argv) try {
                 if (*end != '\0')
                     return rowpump::Outcome::fail("user id is not a number");  // never will be
                 // An exception thrown here (a timeout, say) would make the task a retry.
-                return rowpump::Outcome::success({{"status", std::to_string(check_user(user_id))}});
+                const auto page = task.fields.find("page");
+                const int status =
+                    check_user(user_id, page == task.fields.end() ? std::nullopt : page->second);
+                return rowpump::Outcome::success({{"status", std::to_string(status)}});
             });
         } catch (const std::exception& e) {  // bad options or an unknown queue
             std::cerr << "user_block_worker: " << e.what() << "\n";

@@ -173,8 +173,18 @@ std::size_t token_shard(std::string_view token) {
     return static_cast<std::size_t>(hex_value(token[0]) * 16 + hex_value(token[1]));
 }
 
-std::string format_ready(std::string_view id, std::string_view token) {
-    return percent_encode(id) + ":" + std::string(token);
+std::string format_ready(std::string_view id, std::string_view token,
+                         const std::vector<std::string>& names,
+                         const std::vector<std::optional<std::string>>& values) {
+    std::string out = percent_encode(id) + ":" + std::string(token);
+    for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) {
+        out += ' ';
+        out += names[i];
+        if (!values[i]) continue;  // SQL NULL: the bare name
+        out += '=';
+        out += percent_encode(*values[i]);
+    }
+    return out;
 }
 
 namespace {

@@ -103,7 +103,7 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
             << config.mysql.database << ": ok (" << dialect.name() << "); "
             << encryption_line(*conn, config.mysql.tls) << "\n";
         for (const auto& queue : config.queues) {
-            const QueueSql sql(queue);
+            const QueueSql sql(queue, payload_kinds(*conn, config.mysql.database, queue));
             if (auto problem = check_table(*conn, config, queue); !problem.empty()) {
                 err << "queue " << queue.label() << ": " << problem << "\n";
                 ++problems;
@@ -113,8 +113,13 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
             auto queue_problems = column_type_problems(*conn, config, queue);
             if (auto problem = id_key_problem(*conn, config, queue); !problem.empty())
                 queue_problems.push_back(std::move(problem));
-            for (auto& problem : prepare_queue_statements(*conn, config, queue)) {
-                queue_problems.push_back(std::move(problem));
+            const auto payload = payload_problems(*conn, config, queue);
+            queue_problems.insert(queue_problems.end(), payload.errors.begin(),
+                                  payload.errors.end());
+            if (payload.errors.empty()) {
+                for (auto& problem : prepare_queue_statements(*conn, config, queue)) {
+                    queue_problems.push_back(std::move(problem));
+                }
             }
             for (const auto& problem : queue_problems) err << problem << "\n";
             if (!queue_problems.empty()) {
@@ -127,6 +132,10 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
             out << "queue " << queue.label() << ": ok; " << path->describe()
                 << "\nclaim statements:\n";
             for (const auto& statement : path->statements(sql)) out << statement << ";\n";
+            for (const auto& warning : payload.warnings) {
+                err << "queue " << queue.label() << ": warning: " << warning << "\n";
+                ++warnings;
+            }
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
                 err << "queue " << queue.label() << ": warning: " << warning << "\n";
                 ++warnings;

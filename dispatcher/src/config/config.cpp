@@ -89,11 +89,11 @@ void read_poll(const Reader& r, const Item& item, QueueConfig& queue) {
 }
 
 const std::vector<std::string_view> kQueueKeys = {
-    "table",          "id",      "due",        "order_by", "batch", "lease", "max_lease",
-    "max_backlog",    "rate",    "on_success", "on_dead",  "retry", "poll",  "reap_interval",
-    "leader_timeout", "columns", "due_since",  "shards",   "claim"};
+    "table",          "id",      "due",        "order_by", "batch", "lease",   "max_lease",
+    "max_backlog",    "rate",    "on_success", "on_dead",  "retry", "poll",    "reap_interval",
+    "leader_timeout", "columns", "due_since",  "shards",   "claim", "payload", "payload_max"};
 
-// table, id, due, order_by, on_success, on_dead: what goes into SQL text.
+// table, id, due, order_by, on_success, on_dead, payload: what goes into SQL text.
 void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
     queue.table = read_identifier(r, map.require("table"));
     queue.id = read_identifier(r, map.require("id"));
@@ -119,6 +119,8 @@ void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
     }
     if (auto v = map.get("on_dead")) queue.on_dead = read_fragment_without_placeholders(r, *v);
     if (auto v = map.get("due_since")) queue.due_since = read_fragment_without_placeholders(r, *v);
+    if (auto v = map.get("payload")) queue.payload = read_payload(r, *v);
+    if (auto v = map.get("payload_max")) queue.payload_max = read_payload_max(r, *v);
 }
 
 // batch, lease, max_lease, max_backlog, rate, retry, poll, reap_interval, leader_timeout: how fast

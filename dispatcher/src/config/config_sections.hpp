@@ -1,7 +1,7 @@
 #pragma once
 
 // Sections of the config schema that live beside config.cpp: MySQL TLS, Redis, the HTTP
-// endpoint, the due count and a queue's shards. config.cpp calls these; README.md
+// endpoint, the due count, a queue's shards and its payload. config.cpp calls these; README.md
 // ("Configuration") documents them.
 
 #include "config/yaml_reader.hpp"
@@ -22,6 +22,12 @@ DueCountConfig read_due_count(const yaml::Reader& r, const yaml::Item& item);
 // `table` the queue's table.
 std::vector<ShardConfig> read_shards(const yaml::Reader& r, const yaml::Item& item,
                                      const MysqlConfig& base, const std::string& table);
+
+// A queue's `payload:` list: plain identifiers that are also field names of the ready message,
+// none twice (config_payload.cpp).
+std::vector<std::string> read_payload(const yaml::Reader& r, const yaml::Item& item);
+// `payload_max:` 4096 or 4KiB: from kMinPayloadMax to protocol::kMaxMessageBytes.
+std::int64_t read_payload_max(const yaml::Reader& r, const yaml::Item& item);
 
 // "host:port", "[v6]:port" or a bare port (then on loopback); false if it is none of those.
 bool parse_listen(const std::string& text, std::string& host, int& port);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "mysql/passed_over_rows.hpp"
+#include "mysql/payload_values.hpp"
 #include "mysql/row_locks.hpp"
 #include "mysql/statement_rows.hpp"
 #include "rowpump/common/protocol/protocol.hpp"
@@ -97,11 +98,13 @@ Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
     std::unique_ptr<sql::ResultSet> rs(read_back_->executeQuery());
     claim.rows.reserve(rs->rowsCount());
     std::optional<std::string> last_swept;
+    const unsigned payload_at = queue_.order_by.empty() ? 4 : 5;  // after the cursor column
     while (rs->next()) {
         claim.rows.push_back({rs->getString(1), rs->getString(2),
                               rs->isNull(3)
                                   ? std::nullopt
-                                  : std::optional(std::chrono::microseconds(rs->getInt64(3)))});
+                                  : std::optional(std::chrono::microseconds(rs->getInt64(3))),
+                              read_payload(*rs, payload_at, queue_.payload.size())});
         if (claim_from_ && claim.rows.back().token.rfind(sweep_prefix, 0) == 0) {
             last_swept =
                 rs->isNull(4) ? std::nullopt : std::optional<std::string>(rs->getString(4));

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "mysql/passed_over_rows.hpp"
+#include "mysql/payload_values.hpp"
 #include "mysql/statement_rows.hpp"
 #include "rowpump/dispatcher/loop/in_flight.hpp"
 
@@ -41,7 +42,10 @@ std::vector<ClaimedRow> ScanStore::scan_retried(std::int64_t limit, const InFlig
     std::vector<ClaimedRow> rows;
     while (rs->next()) {
         auto id = rs->getString(1);
-        if (!in_flight.holds(id)) rows.push_back({std::move(id), batch + rs->getString(2)});
+        if (!in_flight.holds(id)) {
+            rows.push_back({std::move(id), batch + rs->getString(2), std::nullopt,
+                            read_payload(*rs, 3, queue_.payload.size())});
+        }
     }
     return rows;
 }
@@ -91,7 +95,7 @@ ScanStore::ScanPage ScanStore::scan(std::int64_t want, std::int64_t read_limit,
 }
 
 std::vector<ClaimedRow> ScanStore::lock_scanned(const std::vector<std::string>& ids) {
-    std::unordered_map<std::string, std::string> tokens;
+    std::unordered_map<std::string, ClaimedRow> locked;
     const std::string batch = fresh_batch();
     for_each_statement(ids.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
         auto& stmt = lock_scanned_statements_[size];
@@ -99,15 +103,19 @@ std::vector<ClaimedRow> ScanStore::lock_scanned(const std::vector<std::string>& 
         for (std::size_t i = 0; i < size; ++i)
             stmt->setString(static_cast<unsigned>(i + 1), ids[start + std::min(i, n - 1)]);
         std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
-        while (rs->next()) tokens.emplace(rs->getString(1), batch + rs->getString(2));
+        while (rs->next()) {
+            std::string id = rs->getString(1);
+            locked.emplace(id, ClaimedRow{id, batch + rs->getString(2), std::nullopt,
+                                          read_payload(*rs, 3, queue_.payload.size())});
+        }
     });
     // In the scan's order; a row missing was locked by another transaction, or is no longer
     // claimable.
     std::vector<ClaimedRow> rows;
-    rows.reserve(tokens.size());
+    rows.reserve(locked.size());
     for (const auto& id : ids) {
-        auto it = tokens.find(id);
-        if (it != tokens.end()) rows.push_back({id, std::move(it->second)});
+        auto it = locked.find(id);
+        if (it != locked.end()) rows.push_back(std::move(it->second));
     }
     return rows;
 }

@@ -35,6 +35,13 @@ std::vector<Statement> statements_of(const QueueConfig& queue, const Dialect& di
                        "SELECT 1 FROM " + table + " ORDER BY " + format_order_by(queue.order_by) +
                            " LIMIT 0"});
     }
+    if (!queue.payload.empty()) {
+        std::string columns;
+        for (const auto& column : queue.payload)
+            columns += (columns.empty() ? "" : ", ") + quote_identifier(column);
+        out.push_back(
+            {"payload", "payload columns", "SELECT " + columns + " FROM " + table + " LIMIT 0"});
+    }
     const DueCountConfig due_count;
     for (const auto& claim :
          {sql.claim_plan(), sql.claim(), sql.claim_expired(), sql.claim_from(), sql.passed_over(),
@@ -75,6 +82,8 @@ std::vector<std::string> prepare_queue_statements(sql::Connection& conn, const C
         } catch (const sql::SQLException& e) {
             if (is_connection_error(e)) throw;
             blamed.push_back(statement.key);
+            // The claims read the payload columns: one it lacks is named once, as the payload's.
+            if (statement.key == "payload") blamed.push_back("due");
             problems.push_back(config.where(queue, statement.key) + ": MySQL refuses the " +
                                statement.name + ": " + describe(e));
         }

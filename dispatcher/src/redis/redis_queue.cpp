@@ -18,6 +18,19 @@ namespace {
 // hundred bytes fit many times over; a thousand of the longest allowed would be 64 MiB.
 constexpr std::int64_t kDoneBytesPerCycle = 4 * 1024 * 1024;
 
+// The done message that reports a row failed because its ready message would take `bytes`,
+// more than payload_max: the dispatcher applies it like any fail (the row is dead, with the
+// reason in its error column).
+std::string oversized_report(const ClaimedRow& row, std::size_t bytes, std::int64_t max) {
+    protocol::Done done;
+    done.task.id = row.id;
+    done.task.token = row.token;
+    done.verb = Verb::fail;
+    done.reason = "payload: the ready message would take " + std::to_string(bytes) +
+                  " bytes, more than payload_max (" + std::to_string(max) + " bytes)";
+    return protocol::format_done(done);
+}
+
 // An outcome put back because its row was locked goes aside only once it is applied.
 std::vector<std::string> refused_messages(const std::vector<DoneEntry>& entries) {
     std::vector<std::string> refused;
@@ -161,14 +174,35 @@ PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
         // One leader per shard, one ready list: checked in Redis.
         queue_.shard ? std::to_string(queue_.max_backlog) : "0"};
     args.reserve(args.size() + rows.size());
-    for (const auto& row : rows) args.push_back(protocol::format_ready(row.id, row.token));
+    // A row whose ready message would pass payload_max is not pushed: it is reported failed in
+    // the done list, as a worker would report it, so it is marked dead with the reason. Until
+    // that is applied, the done list holds its claim (held.lua).
+    std::vector<std::string> oversized{"RPUSH", keys_.done};
+    for (const auto& row : rows) {
+        auto message = protocol::format_ready(row.id, row.token, queue_.payload, row.payload);
+        // Without a payload nothing is checked: a queue whose ids are long keeps working.
+        if (queue_.payload.empty() ||
+            static_cast<std::int64_t>(message.size()) <= queue_.payload_max) {
+            args.push_back(std::move(message));
+        } else {
+            oversized.push_back(oversized_report(row, message.size(), queue_.payload_max));
+        }
+    }
     const auto reply =
         protocol::kPushScript
             .eval(conn_, {keys_.ready, keys_.window, keys_.stats, keys_.leader}, args)
             .strings();
     if (reply.size() != 3) throw redis::ReplyError("the push script returned no window");
-    return {reply[0] != "-1", reply[0] == "1", std::stoll(reply[1]),
-            std::chrono::microseconds(std::stoll(reply[2]))};
+    const PushWindow window{reply[0] != "-1", reply[0] == "1", std::stoll(reply[1]),
+                            std::chrono::microseconds(std::stoll(reply[2]))};
+    if (window.pushed && oversized.size() > 2) {
+        conn_.command(oversized);
+        spdlog::warn(
+            "queue {}: {} row(s) whose ready message would pass payload_max ({} bytes) "
+            "reported failed instead of pushed",
+            queue_.label(), oversized.size() - 2, queue_.payload_max);
+    }
+    return window;
 }
 
 RedisQueue::Inbox RedisQueue::take_done(std::int64_t max) {

@@ -1,5 +1,7 @@
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
+#include <cctype>
+
 namespace rowpump {
 
 namespace {
@@ -22,9 +24,31 @@ std::string placeholders_list(std::size_t n) {
     return out;
 }
 
+std::string lower(std::string text) {
+    for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
 }  // namespace
 
-QueueSql::QueueSql(const QueueConfig& queue)
+std::string QueueSql::payload_expression(const std::string& column, PayloadKind kind) {
+    const std::string quoted = quote_identifier(column);
+    std::string utc;
+    switch (kind) {
+        case PayloadKind::plain:
+            return quoted;
+        case PayloadKind::datetime:
+            utc = "CONVERT_TZ(" + quoted + ", @@global.time_zone, '+00:00')";
+            break;
+        case PayloadKind::timestamp:  // its UTC value, as it is stored
+            utc = "TIMESTAMPADD(MICROSECOND, UNIX_TIMESTAMP(" + quoted +
+                  ") * 1000000, CAST('1970-01-01' AS DATETIME(6)))";
+            break;
+    }
+    return "CONCAT(LEFT(DATE_FORMAT(" + utc + ", '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z')";
+}
+
+QueueSql::QueueSql(const QueueConfig& queue, const PayloadKinds& payload_kinds)
     : queue_(queue),
       table_(quote_identifier(queue.table)),
       id_(quote_identifier(queue.id)),
@@ -33,6 +57,12 @@ QueueSql::QueueSql(const QueueConfig& queue)
       attempts_(quote_identifier(queue.columns.attempts)),
       error_(quote_identifier(queue.columns.error)),
       dead_(quote_identifier(queue.columns.dead)) {
+    for (const auto& column : queue.payload) {
+        const auto kind = payload_kinds.find(lower(column));
+        payload_ +=
+            ", " + payload_expression(
+                       column, kind == payload_kinds.end() ? PayloadKind::plain : kind->second);
+    }
     const std::string claimable = "(" + queue.due.text + ")\n  AND " + dead_ + " IS NULL AND (" +
                                   lease_ + " IS NULL OR " + lease_ + " <= " + kNow + ")";
     const std::string order =
@@ -68,8 +98,8 @@ QueueSql::QueueSql(const QueueConfig& queue)
     const std::string due_age =
         queue.due_since ? "TIMESTAMPDIFF(MICROSECOND, " + queue.due_since->text + ", NOW(3))"
                         : "NULL";
-    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + " FROM " +
-                 table_ + " WHERE " + batch + order;
+    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + payload_ +
+                 " FROM " + table_ + " WHERE " + batch + order;
     release_ =
         "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
@@ -131,8 +161,8 @@ void QueueSql::build_scan(const std::string& claimable, const std::string& expir
     // UPDATE) are passed over, as a claim in MySQL passes them; their outcome would have to
     // wait for the lock, and every outcome of its batch with it.
     const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
-                               attempts_ + " + 1, '-', " + id_checksum("") + ") FROM " + table_ +
-                               "\nWHERE ";
+                               attempts_ + " + 1, '-', " + id_checksum("") + ")" + payload_ +
+                               " FROM " + table_ + "\nWHERE ";
     lock_scanned_ = select + claimable + "\n  AND " + id_ + " IN (";
     scan_retried_ = select + expired + "\nORDER BY " + lease_ + "\nLIMIT ? FOR UPDATE SKIP LOCKED";
 }

@@ -23,6 +23,14 @@ test('a ready message without fields parses as today', () => {
   assert.equal(task.head, '42:7F3A9C01D2E4B5A6-1-2A');
 });
 
+test('non-UTF-8 field bytes decode as U+FFFD, never an error', () => {
+  // A BLOB payload column's bytes are whatever the row holds.
+  const { task, error } = m.parseReady('7:0123456789ABCDEF-1-7 data=%00%FF%80%3A%25 name=Zo%C3%AB%20%E6%97%A5');
+  assert.equal(error, undefined);
+  assert.equal(task.fields.data, '\u0000\ufffd\ufffd:%');
+  assert.equal(task.fields.name, 'Zo\u00eb \u65e5');
+});
+
 test('ids are percent-decoded and split at the last colon', () => {
   const { task } = m.parseReady('a%3Ab%20c:0123456789ABCDEF-12-FF');
   assert.equal(task.id, 'a:b c');

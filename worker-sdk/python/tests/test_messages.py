@@ -67,6 +67,13 @@ class ReadyMessages(unittest.TestCase):
         self.assertEqual(task.id, "7")
         self.assertEqual(task.token, TOKEN)
 
+    def test_non_utf8_field_bytes_become_replacement_characters(self):
+        # A BLOB payload column's bytes are whatever the row holds: decoding never raises.
+        task = parse_ready(f"7:{TOKEN} data=%00%FF%80%3A%25 name=Zo%C3%AB%20%E6%97%A5 cut=%E6%97")
+        self.assertEqual(task.fields["data"], "\x00\ufffd\ufffd:%")
+        self.assertEqual(task.fields["name"], "Zo\u00eb \u65e5")
+        self.assertEqual(task.fields["cut"], "\ufffd")
+
     def test_empty_value_is_an_empty_string_not_null(self):
         self.assertEqual(parse_ready(f"7:{TOKEN} x=").fields, {"x": ""})
 

@@ -38,10 +38,14 @@ std::string shard_batch_prefix(std::size_t shard);  // precondition: shard < kMa
 std::size_t token_shard(std::string_view token);    // precondition: is_valid_token(token)
 
 // Ready message: "<id>:<token>[ <name>=<value>]...", the id and values percent-encoded, a
-// field without "=" standing for NULL. parse_ready keeps the message in Task::message and the
-// fields, whatever their names, in Task::fields; ready_message gives the message back,
-// formatting it for a task built by hand. done_head is "<id>:<token>" without the fields.
-std::string format_ready(std::string_view id, std::string_view token);
+// field without "=" standing for NULL. format_ready writes one field per name, the value at
+// the same position (a row's payload columns); parse_ready keeps the message in Task::message
+// and the fields, whatever their names, in Task::fields; ready_message gives the message back,
+// formatting it for a task built by hand. done_head is "<id>:<token>" without the fields: what
+// a done message starts with, and what the dispatcher looks for in Redis (held.lua).
+std::string format_ready(std::string_view id, std::string_view token,
+                         const std::vector<std::string>& names = {},
+                         const std::vector<std::optional<std::string>>& values = {});
 std::optional<Task> parse_ready(std::string_view message, std::string& error);
 std::string ready_message(const Task& task);
 std::string done_head(const Task& task);

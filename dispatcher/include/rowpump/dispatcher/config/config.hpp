@@ -89,6 +89,9 @@ struct ShardConfig {
 //          row: it applies only while the row is claimable and does not hold its token yet.
 enum class ClaimMode { mysql, redis };
 
+// The smallest payload_max: room for an id and a token.
+constexpr std::int64_t kMinPayloadMax = 256;
+
 struct QueueConfig {
     std::string name;  // key under `queues:`; also names the Redis keys
     std::string table;
@@ -113,6 +116,11 @@ struct QueueConfig {
     // When a row became due, as an SQL expression ("updated_time + INTERVAL 10 SECOND"):
     // gives the oldest due row's age (the queue's latency). Optional.
     std::optional<SqlFragment> due_since;
+    // Columns whose values travel in the ready message after the token, read by the claim's
+    // own read (README.md, "Payload"), and the longest ready message: a row whose message would
+    // be longer is reported failed, with a reason naming its size.
+    std::vector<std::string> payload;
+    std::int64_t payload_max = 4096;
     // Sources of the queue's rows; empty: the queue's table on the top-level `mysql`.
     std::vector<ShardConfig> shards;
     // In the per-shard copies that queue_sources() makes: which shard the copy stands for.

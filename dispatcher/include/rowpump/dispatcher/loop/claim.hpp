@@ -15,6 +15,8 @@ struct ClaimedRow {
     // How long the row had been due when the claim read it (the database clock's NOW(3) minus
     // the queue's due_since); nullopt without due_since, or with claim: redis.
     std::optional<std::chrono::microseconds> due_age = std::nullopt;
+    // The values of the queue's payload columns, in its order; std::nullopt for NULL.
+    std::vector<std::optional<std::string>> payload = {};
 };
 
 // One batch: every row of it has the lease end lease_until and a token in [low, high).

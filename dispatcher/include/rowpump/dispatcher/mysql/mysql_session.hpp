@@ -34,8 +34,8 @@ public:
 
 private:
     const QueueConfig& queue_;
-    QueueSql sql_;
     std::unique_ptr<sql::Connection> conn_;
+    QueueSql sql_;  // after conn_: the payload columns' types are read through it
 };
 
 }  // namespace rowpump

@@ -36,7 +36,9 @@ public:
     void resign() override;
     // The rows' ready messages, RPUSHed and counted as "dispatched" in one script call
     // (common/lua/push.lua); with a `rate`, only if the push window takes all of them, and then
-    // recorded in it. Without rows, reads the window.
+    // recorded in it. Without rows, reads the window. A row whose ready message (with its
+    // payload) would pass payload_max is reported failed in the done list instead, once the
+    // push went through.
     PushWindow push(const std::vector<ClaimedRow>& rows) override;
     // With shards, first routes the queue's new reports to their shards' done lists
     // (common/lua/route_done.lua); then, from this shard's list: up to `max` done messages, oldest

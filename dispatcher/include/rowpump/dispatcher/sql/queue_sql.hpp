@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,9 +15,22 @@
 
 namespace rowpump {
 
+// How a payload column is read: as the server gives it (numbers and strings as text, BLOB
+// bytes as they are), or, for DATETIME and TIMESTAMP, as ISO 8601 UTC text converted in SQL
+// ("2026-11-26T09:30:00.000Z"): a TIMESTAMP from its UTC value, a DATETIME taken as written in
+// the server's time zone (@@global.time_zone, where NOW() writes it), so that the session's
+// time zone changes neither.
+enum class PayloadKind { plain, datetime, timestamp };
+using PayloadKinds = std::map<std::string, PayloadKind>;  // by lower-case name; absent: plain
+
 class QueueSql {
 public:
-    explicit QueueSql(const QueueConfig& queue);
+    // `payload_kinds`: the DATETIME and TIMESTAMP columns of the queue's payload, as the
+    // table has them (payload_kinds() in mysql/column_types.hpp reads them).
+    explicit QueueSql(const QueueConfig& queue, const PayloadKinds& payload_kinds = {});
+
+    // The select-list expression a payload column is read by.
+    static std::string payload_expression(const std::string& column, PayloadKind kind);
 
     // Before a claim: its lease end (the database clock now plus the lease, as DATETIME(3)),
     // and whether claim_expired() would find a row. A plain read, which takes no locks: the
@@ -46,8 +60,8 @@ public:
     // (kPassedOverLimit, plus the rows in flight with claim: redis).
     static constexpr int kPassedOverLimit = 20;
     const std::string& passed_over() const { return passed_over_; }
-    // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it) and first
-    // order_by column (if any), in order_by order, found
+    // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it), first
+    // order_by column (if any) and payload columns, in order_by order, found
     // through the lease index: every row of a batch has the same lease end.
     // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
@@ -59,8 +73,8 @@ public:
     const std::string& scan() const { return scan_; }
     const std::string& scan_from() const { return scan_from_; }
     // Of `ids` scanned rows, those still claimable and not locked by another transaction, as
-    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', id checksum).
-    // Params: the ids. Empty with claim: mysql.
+    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', id checksum),
+    // then the payload columns. Params: the ids. Empty with claim: mysql.
     std::string lock_scanned(std::size_t ids) const;
     // Rows whose retry delay has passed, oldest first, through the lease index (which with
     // claim: redis holds only retry delays), in lock_scanned()'s columns. Params: limit.
@@ -167,6 +181,7 @@ private:
         release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_,
         lock_scanned_;
     std::string applicable_;  // with claim: redis, rows an outcome may change (fence())
+    std::string payload_;  // ", <expression>" per payload column, in the config's order
 };
 
 }  // namespace rowpump

@@ -46,6 +46,7 @@ QueueSql::QueueSql(const QueueConfig& queue)
                                          " IS NULL AND (" + lease_ + " IS NULL OR " + lease_ +
                                          " <= " + kNow + within + ")";
     claim_ = stamp(claimable_within + order);
+    claimable_within_ = claimable_within;
     const std::string expired =
         lease_ + " <= " + kNow + " AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
     claim_expired_ = stamp(expired + "\n " + within + "\nORDER BY " + lease_);
@@ -65,8 +66,10 @@ QueueSql::QueueSql(const QueueConfig& queue)
     const std::string due_age =
         queue.due_since ? "TIMESTAMPDIFF(MICROSECOND, " + queue.due_since->text + ", NOW(3))"
                         : "NULL";
-    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + " FROM " +
-                 table_ + " WHERE " + batch + order;
+    const std::string group_column =
+        queue.group_by.empty() ? "" : ", " + quote_identifier(queue.group_by);
+    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + group_column +
+                 " FROM " + table_ + " WHERE " + batch + order;
     release_ =
         "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +
@@ -74,6 +77,7 @@ QueueSql::QueueSql(const QueueConfig& queue)
     clock_ahead_ = "SELECT CAST(" + std::string(kNow) + " + INTERVAL ? MICROSECOND AS DATETIME(3))";
     claimable_ = claimable;
     if (queue.claim == ClaimMode::redis) build_scan(claimable, expired);
+    if (!queue.group_by.empty()) build_grouped();
     expiring_ = "SELECT " + id_ + ", " + token_ + ", " + lease_ + " FROM " + table_ + " WHERE " +
                 lease_ + " > ? AND " + lease_ + " <= " + kNow +
                 " + INTERVAL ? MICROSECOND\n  AND " + dead_ + " IS NULL AND SUBSTRING(" + token_ +

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rowpump/dispatcher/loop/claim.hpp"
+#include "rowpump/dispatcher/loop/key_ring.hpp"
 #include "rowpump/dispatcher/mysql/mysql_session.hpp"
 
 namespace rowpump {
@@ -35,6 +36,7 @@ public:
     // once with its id (see PassedOverRows). Rows whose lease ran out only up to
     // `lease_horizon`, the lease end the lease keeper's last look reached (LeaseKeeper::horizon).
     [[nodiscard]] Claim claim(std::int64_t limit, const std::string& lease_horizon);
+    // With group_by the rows come from the keys of the ring in turn (claim_grouped).
     // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
     bool resuming_sweep() const { return cursor_.has_value(); }
     // Clears a batch's claims again, for a batch that could not be pushed.
@@ -56,6 +58,18 @@ private:
         bool any_expired = false;
     };
     Plan plan();
+    // A fresh batch prefix for a claim's tokens (without its last hex digit).
+    std::string fresh_batch();
+    // group_by: rows whose lease ran out first (without concurrency_per_key, which counts
+    // per key), then up to `limit` rows from the next keys of the ring, a share each, in
+    // up to kGroupedStatements statements.
+    Claim claim_grouped(std::int64_t limit, const std::string& lease_horizon);
+    std::int64_t stamp_keys(const std::vector<KeyVisit>& visits, const std::string& lease_horizon,
+                            const std::string& prefix, const std::string& lease_until);
+    void list_keys();
+    std::map<GroupKey, std::int64_t> in_flight_by_key();
+    static constexpr int kGroupedStatements = 4;
+    static constexpr std::size_t kRingPage = 10000, kKeysPerClaim = 100;
     std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& lease_horizon,
                        const std::string& prefix, const std::string& lease_until,
                        const std::optional<std::string>& cursor, std::int64_t limit);
@@ -68,6 +82,10 @@ private:
     std::mt19937_64 random_;
     std::optional<std::string> cursor_;  // first order_by column of the last row swept
     std::unique_ptr<PassedOverRows> passed_over_;
+    // group_by
+    std::unique_ptr<sql::PreparedStatement> list_keys_, list_keys_after_, in_flight_by_key_;
+    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> grouped_statements_;
+    KeyRing ring_{kRingPage, kKeysPerClaim};
 };
 
 }  // namespace rowpump

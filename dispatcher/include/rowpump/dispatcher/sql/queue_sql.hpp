@@ -45,11 +45,25 @@ public:
     // Params: limit (kPassedOverLimit, plus the rows in flight with claim: redis).
     static constexpr int kPassedOverLimit = 20;
     const std::string& passed_over() const { return passed_over_; }
-    // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it) and first
-    // order_by column (if any), in order_by order, found
+    // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it), first
+    // order_by column (if any) and group_by column (if any), in order_by order, found
     // through the lease index: every row of a batch has the same lease end.
     // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
+    // With group_by, the fair claim (docs/fairness.md; built in grouped_claim_sql.cpp).
+    // The table's keys in order, up to a limit, through a loose scan of an index that starts
+    // with the group_by column (an index dive per key): from the first (a NULL key first), or
+    // after a key. Params: [key,] limit.
+    const std::string& list_keys() const { return list_keys_; }
+    const std::string& list_keys_after() const { return list_keys_after_; }
+    // claim() over `keys` keys at once: up to a limit of each key's claimable rows, in
+    // order_by order, through one UNION ALL of per-key reads. Params: per key (key, the
+    // keeper's lease end, with order_by the key's cursor twice, limit), then token batch
+    // prefix, lease end.
+    std::string grouped_claim(std::size_t keys) const;
+    // With concurrency_per_key: tasks in flight (lease running, outcome not applied) per key,
+    // as key and count, through the lease index. No params.
+    const std::string& in_flight_by_key() const { return in_flight_by_key_; }
     // With claim: redis, instead of the claim statements: up to LIMIT claimable rows, as id
     // and the first order_by column (if any), in (order_by column, id) order, read without
     // locks. scan_from() goes on after a cursor. Params: limit; scan_from: cursor id (with
@@ -145,6 +159,7 @@ private:
     // id's type and size.
     std::string id_checksum(const std::string& table) const;
     void build_scan(const std::string& claimable, const std::string& expired);
+    void build_grouped();
 
     const QueueConfig& queue_;
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
@@ -156,6 +171,7 @@ private:
     std::string claim_plan_, claim_, claim_expired_, claim_from_, passed_over_, read_back_,
         release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_,
         lock_scanned_;
+    std::string claimable_within_, list_keys_, list_keys_after_, in_flight_by_key_;
 };
 
 }  // namespace rowpump

@@ -1,0 +1,103 @@
+#include <catch2/catch.hpp>
+
+#include "rowpump/dispatcher/loop/key_ring.hpp"
+
+using rowpump::GroupKey;
+using rowpump::KeyRing;
+using rowpump::KeyTaken;
+using rowpump::KeyVisit;
+
+namespace {
+
+std::vector<GroupKey> keys(int n) {
+    std::vector<GroupKey> out;
+    for (int i = 0; i < n; ++i) out.emplace_back(std::to_string(i));
+    return out;
+}
+
+const auto kAny = [](const GroupKey&) -> std::int64_t { return 1000000; };
+
+std::int64_t total(const std::vector<KeyVisit>& visits) {
+    std::int64_t sum = 0;
+    for (const auto& v : visits) sum += v.limit;
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("KeyRing shares a claim's rows evenly over the next keys, never more than asked",
+          "[key_ring]") {
+    KeyRing ring(100, 4);
+    REQUIRE(ring.wants_listing());
+    CHECK(!ring.listing_after());
+    ring.listed(keys(10));
+    auto visits = ring.next(10, kAny);
+    REQUIRE(visits.size() == 4);
+    CHECK(*visits[0].key == "0");
+    CHECK(*visits[3].key == "3");
+    CHECK(total(visits) == 10);
+    CHECK(visits[0].limit == 3);
+    CHECK(visits[3].limit == 2);
+    // The next claim goes on with the next keys.
+    visits = ring.next(2, kAny);
+    REQUIRE(visits.size() == 2);
+    CHECK(*visits[0].key == "4");
+    CHECK(total(visits) == 2);
+}
+
+TEST_CASE("KeyRing asks for the keys again once it went round, from the start after a short page",
+          "[key_ring]") {
+    KeyRing ring(3, 10);
+    ring.listed(keys(3));  // a full page: the next one starts after its last key
+    ring.next(100, kAny);
+    CHECK(ring.wants_listing());
+    REQUIRE(ring.listing_after());
+    CHECK(**ring.listing_after() == "2");
+    ring.listed({GroupKey("3")});  // short: the last page
+    auto visits = ring.next(100, kAny);
+    REQUIRE(visits.size() == 1);
+    CHECK(visits[0].limit == 100);
+    CHECK(ring.wants_listing());
+    CHECK(!ring.listing_after());
+}
+
+TEST_CASE("KeyRing passes over idle keys until listed again, and keys at their limit", "[key_ring]") {
+    KeyRing ring(100, 10);
+    ring.listed(keys(3));
+    auto visits = ring.next(30, kAny);
+    REQUIRE(visits.size() == 3);
+    ring.took(visits, {{GroupKey("0"), KeyTaken{10, std::string("t0")}}}, true);
+    ring.listed(keys(3));  // idle marks go, cursors stay
+    visits = ring.next(30, [](const GroupKey& key) -> std::int64_t { return *key == "1" ? 0 : 4; });
+    REQUIRE(visits.size() == 2);
+    CHECK(*visits[0].key == "0");
+    CHECK(visits[0].cursor == std::optional<std::string>("t0"));
+    CHECK(visits[0].limit == 4);  // cut to its allowance
+    CHECK(*visits[1].key == "2");
+    CHECK(!visits[1].cursor);
+    // Key 2 gave nothing: idle for the rest of this listing.
+    ring.took(visits, {{GroupKey("0"), KeyTaken{4, std::string("t1")}}}, true);
+    ring.listed(keys(3));
+    ring.took({KeyVisit{GroupKey("2"), 5, std::nullopt}}, {}, true);
+    visits = ring.next(30, kAny);
+    REQUIRE(visits.size() == 2);
+    CHECK(*visits[0].key == "0");
+    CHECK(visits[0].cursor == std::optional<std::string>("t1"));
+    CHECK(*visits[1].key == "1");
+}
+
+TEST_CASE("KeyRing: a key that gave fewer rows than its share starts from its first row again",
+          "[key_ring]") {
+    KeyRing ring(100, 10);
+    ring.listed({GroupKey(), GroupKey("a")});  // NULL is a key too
+    auto visits = ring.next(10, kAny);
+    REQUIRE(visits.size() == 2);
+    CHECK(!visits[0].key);
+    ring.took(visits,
+              {{GroupKey(), KeyTaken{5, std::string("x")}}, {GroupKey("a"), KeyTaken{2, std::string("y")}}},
+              true);
+    ring.listed({GroupKey(), GroupKey("a")});
+    visits = ring.next(10, kAny);
+    CHECK(visits[0].cursor == std::optional<std::string>("x"));
+    CHECK(!visits[1].cursor);
+}

@@ -13,11 +13,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "rowpump/testing/e2e_worker.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"
 #include "rowpump/testing/test_bed.hpp"
 #include "rowpump/worker.hpp"
-#include "rowpump/testing/e2e_worker.hpp"
 
 using namespace rowpump::testing;
 using namespace std::chrono_literals;
@@ -31,13 +31,16 @@ void seed_tenants(MysqlClient& db, std::int64_t noisy, int quiet_keys, int quiet
         "CREATE TABLE user_block_status (user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL "
         "DEFAULT 0, updated_time DATETIME(3) NOT NULL, tenant INT NOT NULL, KEY (updated_time), "
         "KEY tenant_order (tenant, updated_time)) ENGINE=InnoDB");
-    db.exec("INSERT INTO user_block_status (user_id, updated_time, tenant) SELECT seq, "
-            "NOW(3) - INTERVAL 1 DAY + INTERVAL seq * 1000 MICROSECOND, 0 FROM seq_1_to_" +
-            std::to_string(noisy));
+    db.exec(
+        "INSERT INTO user_block_status (user_id, updated_time, tenant) SELECT seq, "
+        "NOW(3) - INTERVAL 1 DAY + INTERVAL seq * 1000 MICROSECOND, 0 FROM seq_1_to_" +
+        std::to_string(noisy));
     const std::int64_t quiet = static_cast<std::int64_t>(quiet_keys) * quiet_rows;
     db.exec("INSERT INTO user_block_status (user_id, updated_time, tenant) SELECT " +
-            std::to_string(noisy) + " + seq, NOW(3) - INTERVAL 1 HOUR + INTERVAL seq * 1000 MICROSECOND, "
-            "1 + (seq - 1) % " + std::to_string(quiet_keys) + " FROM seq_1_to_" + std::to_string(quiet));
+            std::to_string(noisy) +
+            " + seq, NOW(3) - INTERVAL 1 HOUR + INTERVAL seq * 1000 MICROSECOND, "
+            "1 + (seq - 1) % " +
+            std::to_string(quiet_keys) + " FROM seq_1_to_" + std::to_string(quiet));
 }
 
 QueueSpec grouped_queue(std::int64_t max_backlog) {
@@ -79,7 +82,8 @@ TEST_CASE("with group_by, a noisy key's backlog does not delay a quiet key's row
     REQUIRE(eventually(30s, [&] { return list_length(redis, ready_key("tenants")) == 60; }));
 
     const auto positions = quiet_positions(bed, kNoisy);
-    INFO("positions of the quiet keys' rows in the ready list: " << ::Catch::Detail::stringify(positions));
+    INFO("positions of the quiet keys' rows in the ready list: "
+         << ::Catch::Detail::stringify(positions));
     REQUIRE(positions.size() == 20);
     CHECK(positions.back() <= 30);
 }

@@ -61,7 +61,8 @@ TEST_CASE("KeyRing asks for the keys again once it went round, from the start af
     CHECK(!ring.listing_after());
 }
 
-TEST_CASE("KeyRing passes over idle keys until listed again, and keys at their limit", "[key_ring]") {
+TEST_CASE("KeyRing passes over idle keys until listed again, and keys at their limit",
+          "[key_ring]") {
     KeyRing ring(100, 10);
     ring.listed(keys(3));
     auto visits = ring.next(30, kAny);
@@ -94,10 +95,30 @@ TEST_CASE("KeyRing: a key that gave fewer rows than its share starts from its fi
     REQUIRE(visits.size() == 2);
     CHECK(!visits[0].key);
     ring.took(visits,
-              {{GroupKey(), KeyTaken{5, std::string("x")}}, {GroupKey("a"), KeyTaken{2, std::string("y")}}},
+              {{GroupKey(), KeyTaken{5, std::string("x")}},
+               {GroupKey("a"), KeyTaken{2, std::string("y")}}},
               true);
     ring.listed({GroupKey(), GroupKey("a")});
     visits = ring.next(10, kAny);
     CHECK(visits[0].cursor == std::optional<std::string>("x"));
     CHECK(!visits[1].cursor);
+}
+
+TEST_CASE("KeyRing goes round a ring that holds every key without a listing, keeping idle marks",
+          "[key_ring]") {
+    KeyRing ring(100, 10);
+    ring.listed(keys(3));
+    auto visits = ring.next(30, kAny);
+    ring.took(visits, {{GroupKey("0"), KeyTaken{10, std::nullopt}}}, true);
+    REQUIRE(ring.wants_listing());
+    REQUIRE(ring.rewind());
+    CHECK(!ring.wants_listing());
+    visits = ring.next(30, kAny);
+    REQUIRE(visits.size() == 1);  // keys 1 and 2 stay idle until listed again
+    CHECK(*visits[0].key == "0");
+    // A page that is not the whole table is listed again, not rewound.
+    KeyRing paged(3, 10);
+    paged.listed(keys(3));
+    paged.next(30, kAny);
+    CHECK(!paged.rewind());
 }

@@ -5,7 +5,8 @@
 namespace rowpump {
 
 KeyRing::KeyRing(std::size_t page_size, std::size_t max_keys)
-    : page_size_(std::max<std::size_t>(page_size, 1)), max_keys_(std::max<std::size_t>(max_keys, 1)) {}
+    : page_size_(std::max<std::size_t>(page_size, 1)),
+      max_keys_(std::max<std::size_t>(max_keys, 1)) {}
 
 void KeyRing::listed(std::vector<GroupKey> keys) {
     std::map<GroupKey, std::optional<std::string>> cursors;
@@ -13,6 +14,7 @@ void KeyRing::listed(std::vector<GroupKey> keys) {
         if (entry.cursor) cursors.emplace(entry.key, std::move(entry.cursor));
     }
     const bool last_page = keys.size() < page_size_;
+    whole_table_ = last_page && !listing_after_;
     keys_.clear();
     keys_.reserve(keys.size());
     for (auto& key : keys) {
@@ -29,11 +31,19 @@ void KeyRing::listed(std::vector<GroupKey> keys) {
     }
 }
 
+bool KeyRing::rewind() {
+    if (!whole_table_) return false;
+    next_ = 0;
+    wants_listing_ = false;
+    return true;
+}
+
 std::vector<KeyVisit> KeyRing::next(std::int64_t rows,
                                     const std::function<std::int64_t(const GroupKey&)>& allowance) {
     std::vector<KeyVisit> visits;
     std::vector<std::int64_t> allowed;
-    const auto most = std::min<std::size_t>(max_keys_, static_cast<std::size_t>(std::max<std::int64_t>(rows, 0)));
+    const auto most =
+        std::min<std::size_t>(max_keys_, static_cast<std::size_t>(std::max<std::int64_t>(rows, 0)));
     while (visits.size() < most && next_ < keys_.size()) {
         const auto& entry = keys_[next_++];
         if (entry.idle) continue;
@@ -47,7 +57,8 @@ std::vector<KeyVisit> KeyRing::next(std::int64_t rows,
     const auto n = static_cast<std::int64_t>(visits.size());
     for (std::int64_t i = 0; i < n; ++i) {
         const auto share = rows / n + (i < rows % n ? 1 : 0);
-        visits[static_cast<std::size_t>(i)].limit = std::min(share, allowed[static_cast<std::size_t>(i)]);
+        visits[static_cast<std::size_t>(i)].limit =
+            std::min(share, allowed[static_cast<std::size_t>(i)]);
     }
     return visits;
 }

@@ -4,7 +4,6 @@
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 
-
 #include "rowpump/dispatcher/mysql/claim_store.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
@@ -30,9 +29,8 @@ void ClaimStore::list_keys() {
     const auto& after = ring_.listing_after();
     const bool from_start = !after || !*after;
     auto& stmt = from_start ? *list_keys_ : *list_keys_after_;
-    unsigned index = 1;
-    if (!from_start) stmt.setString(index++, **after);
-    stmt.setInt64(index, static_cast<std::int64_t>(kRingPage));
+    const unsigned index = 1;
+    if (!from_start) stmt.setString(index, **after);
     std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
     std::vector<GroupKey> keys;
     keys.reserve(rs->rowsCount());
@@ -103,8 +101,15 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
     for (int statement = 0; statement < kGroupedStatements && taken < limit; ++statement) {
         if (ring_.wants_listing()) {
             if (listed) break;  // the ring went round in this claim
-            list_keys();
-            listed = true;
+            // A ring that holds every key goes round again without a listing for poll.max.
+            const auto now = std::chrono::steady_clock::now();
+            if (now < next_listing_ && ring_.rewind()) {
+                listed = true;  // at most one round per claim all the same
+            } else {
+                list_keys();
+                next_listing_ = now + queue_.poll_max;
+                listed = true;
+            }
         }
         auto visits = ring_.next(limit - taken, allowance);
         if (visits.empty()) continue;

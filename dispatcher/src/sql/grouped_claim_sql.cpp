@@ -9,13 +9,19 @@ void QueueSql::build_grouped() {
     const std::string key = quote_identifier(queue_.group_by);
     // GROUP BY over an index that starts with the key column is a loose index scan: one
     // index dive per key, however many rows each key has ("Using index for group-by").
-    list_keys_ = "SELECT " + key + " FROM " + table_ + " GROUP BY " + key + " ORDER BY " + key +
-                 " LIMIT ?";
+    // The page size is part of the text: with LIMIT ? MariaDB 10.11 may plan the statement
+    // without the loose scan (6 s instead of 0.12 s for 10,000 of 100,000 keys, measured).
+    const std::string page = " LIMIT " + std::to_string(kKeyRingPage);
+    list_keys_ =
+        "SELECT " + key + " FROM " + table_ + " GROUP BY " + key + " ORDER BY " + key + page;
     list_keys_after_ = "SELECT " + key + " FROM " + table_ + " WHERE " + key + " > ? GROUP BY " +
-                       key + " ORDER BY " + key + " LIMIT ?";
+                       key + " ORDER BY " + key + page;
     // In flight: the lease runs and the outcome has not been applied (an applied outcome
     // leaves the settled token; a retry's backoff also runs the lease, with that token).
-    in_flight_by_key_ = "SELECT " + key + ", COUNT(*) FROM " + table_ + " WHERE " + lease_ +
+    // Through the lease index, named: for the GROUP BY the optimizer would rather walk the
+    // key's index over every row of the table (12 s at 1M rows, measured).
+    in_flight_by_key_ = "SELECT " + key + ", COUNT(*) FROM " + table_ + " FORCE INDEX (" +
+                        quote_identifier(queue_.columns.lease_index) + ") WHERE " + lease_ +
                         " > UTC_TIMESTAMP(3) AND " + dead_ + " IS NULL AND SUBSTRING(" + token_ +
                         ", " + std::to_string(kSettledMarkAt) + ", 1) <> '" + kSettledMark +
                         "'\nGROUP BY " + key;
@@ -40,7 +46,8 @@ std::string QueueSql::grouped_claim(std::size_t keys) const {
                                " <=> ? AND " + claimable_within_ + from + order +
                                "\n    LIMIT ? FOR UPDATE SKIP LOCKED)";
     std::string branches;
-    for (std::size_t i = 0; i < keys; ++i) branches += (i == 0 ? "\n  " : "\n  UNION ALL ") + branch;
+    for (std::size_t i = 0; i < keys; ++i)
+        branches += (i == 0 ? "\n  " : "\n  UNION ALL ") + branch;
     return "UPDATE " + table_ + " AS `t` JOIN (" + branches + ") AS `_rp_claim`\n  ON `t`." + id_ +
            " = `_rp_claim`." + id_ + "\nSET `t`." + token_ + " = CONCAT(?, `t`." + attempts_ +
            " + 1, '-', " + id_checksum("`t`") + "),\n    `t`." + lease_ + " = ?";

@@ -59,6 +59,12 @@ public:
     void took(const std::vector<KeyVisit>& visits, const std::map<GroupKey, KeyTaken>& taken,
               bool keep_cursors);
 
+    // When the page holds every key of the table (listed from the first key, and short): goes
+    // round it again without listing it, keeping the idle marks, and returns true. Listing
+    // costs a loose index scan, or a full index scan when the optimizer's statistics say the
+    // keys are nearly unique: ClaimStore lists a whole-table ring at most once per poll.max.
+    bool rewind();
+
     std::size_t size() const { return keys_.size(); }
 
 private:
@@ -71,6 +77,7 @@ private:
     std::vector<Entry> keys_;
     std::size_t next_ = 0;  // where the next claim's visits start
     bool wants_listing_ = true;
+    bool whole_table_ = false;  // the page was listed from the first key and was the last
     std::optional<GroupKey> listing_after_;  // nullopt: from the first key
 };
 

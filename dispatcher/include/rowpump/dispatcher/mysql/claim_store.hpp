@@ -4,6 +4,7 @@
 // claimed rows, given back when their push fails, and leases renewed while their task is held
 // in Redis (LeaseKeeper). Over the claim session (MysqlSession).
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -69,7 +70,7 @@ private:
     void list_keys();
     std::map<GroupKey, std::int64_t> in_flight_by_key();
     static constexpr int kGroupedStatements = 4;
-    static constexpr std::size_t kRingPage = 10000, kKeysPerClaim = 100;
+    static constexpr std::size_t kKeysPerClaim = 100;
     std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& lease_horizon,
                        const std::string& prefix, const std::string& lease_until,
                        const std::optional<std::string>& cursor, std::int64_t limit);
@@ -85,7 +86,8 @@ private:
     // group_by
     std::unique_ptr<sql::PreparedStatement> list_keys_, list_keys_after_, in_flight_by_key_;
     std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> grouped_statements_;
-    KeyRing ring_{kRingPage, kKeysPerClaim};
+    KeyRing ring_{QueueSql::kKeyRingPage, kKeysPerClaim};
+    std::chrono::steady_clock::time_point next_listing_{};  // of a ring that holds every key
 };
 
 }  // namespace rowpump

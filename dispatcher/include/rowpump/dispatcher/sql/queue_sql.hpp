@@ -52,8 +52,9 @@ public:
     const std::string& read_back() const { return read_back_; }
     // With group_by, the fair claim (docs/fairness.md; built in grouped_claim_sql.cpp).
     // The table's keys in order, up to a limit, through a loose scan of an index that starts
-    // with the group_by column (an index dive per key): from the first (a NULL key first), or
-    // after a key. Params: [key,] limit.
+    // with the group_by column (an index dive per key), kKeyRingPage at a time: from the
+    // first (a NULL key first), or after a key. Params: [key].
+    static constexpr std::size_t kKeyRingPage = 10000;
     const std::string& list_keys() const { return list_keys_; }
     const std::string& list_keys_after() const { return list_keys_after_; }
     // claim() over `keys` keys at once: up to a limit of each key's claimable rows, in

@@ -16,6 +16,8 @@ std::vector<GroupKey> keys(int n) {
 }
 
 const auto kAny = [](const GroupKey&) -> std::int64_t { return 1000000; };
+const KeyRing::TimePoint kT0{std::chrono::seconds(1000)};
+const auto kIdleFor = std::chrono::seconds(1);
 
 std::int64_t total(const std::vector<KeyVisit>& visits) {
     std::int64_t sum = 0;
@@ -31,7 +33,7 @@ TEST_CASE("KeyRing shares a claim's rows evenly over the next keys, never more t
     REQUIRE(ring.wants_listing());
     CHECK(!ring.listing_after());
     ring.listed(keys(10));
-    auto visits = ring.next(10, kAny);
+    auto visits = ring.next(10, kAny, kT0);
     REQUIRE(visits.size() == 4);
     CHECK(*visits[0].key == "0");
     CHECK(*visits[3].key == "3");
@@ -39,7 +41,7 @@ TEST_CASE("KeyRing shares a claim's rows evenly over the next keys, never more t
     CHECK(visits[0].limit == 3);
     CHECK(visits[3].limit == 2);
     // The next claim goes on with the next keys.
-    visits = ring.next(2, kAny);
+    visits = ring.next(2, kAny, kT0);
     REQUIRE(visits.size() == 2);
     CHECK(*visits[0].key == "4");
     CHECK(total(visits) == 2);
@@ -49,76 +51,77 @@ TEST_CASE("KeyRing asks for the keys again once it went round, from the start af
           "[key_ring]") {
     KeyRing ring(3, 10);
     ring.listed(keys(3));  // a full page: the next one starts after its last key
-    ring.next(100, kAny);
+    ring.next(100, kAny, kT0);
     CHECK(ring.wants_listing());
     REQUIRE(ring.listing_after());
     CHECK(**ring.listing_after() == "2");
     ring.listed({GroupKey("3")});  // short: the last page
-    auto visits = ring.next(100, kAny);
+    auto visits = ring.next(100, kAny, kT0);
     REQUIRE(visits.size() == 1);
     CHECK(visits[0].limit == 100);
     CHECK(ring.wants_listing());
     CHECK(!ring.listing_after());
 }
 
-TEST_CASE("KeyRing passes over idle keys until listed again, and keys at their limit",
+TEST_CASE("KeyRing passes over idle keys for a while, across listings, and keys at their limit",
           "[key_ring]") {
     KeyRing ring(100, 10);
     ring.listed(keys(3));
-    auto visits = ring.next(30, kAny);
+    auto visits = ring.next(30, kAny, kT0);
     REQUIRE(visits.size() == 3);
-    ring.took(visits, {{GroupKey("0"), KeyTaken{10, std::string("t0")}}}, true);
-    ring.listed(keys(3));  // idle marks go, cursors stay
-    visits = ring.next(30, [](const GroupKey& key) -> std::int64_t { return *key == "1" ? 0 : 4; });
-    REQUIRE(visits.size() == 2);
+    // Keys 1 and 2 gave nothing: idle until kT0 + 1 s, even once listed again.
+    ring.took(visits, {{GroupKey("0"), KeyTaken{10, std::string("t0")}}}, true, kT0 + kIdleFor);
+    ring.listed(keys(3));
+    visits = ring.next(30, kAny, kT0);
+    REQUIRE(visits.size() == 1);
     CHECK(*visits[0].key == "0");
     CHECK(visits[0].cursor == std::optional<std::string>("t0"));
-    CHECK(visits[0].limit == 4);  // cut to its allowance
-    CHECK(*visits[1].key == "2");
-    CHECK(!visits[1].cursor);
-    // Key 2 gave nothing: idle for the rest of this listing.
-    ring.took(visits, {{GroupKey("0"), KeyTaken{4, std::string("t1")}}}, true);
+    CHECK(visits[0].limit == 30);
+    ring.took(visits, {{GroupKey("0"), KeyTaken{30, std::string("t1")}}}, true, kT0 + kIdleFor);
     ring.listed(keys(3));
-    ring.took({KeyVisit{GroupKey("2"), 5, std::nullopt}}, {}, true);
-    visits = ring.next(30, kAny);
+    // Past the idle time every key is visited again; key 1 is at its limit.
+    visits = ring.next(
+        30, [](const GroupKey& key) -> std::int64_t { return *key == "1" ? 0 : 4; },
+        kT0 + 2 * kIdleFor);
     REQUIRE(visits.size() == 2);
     CHECK(*visits[0].key == "0");
     CHECK(visits[0].cursor == std::optional<std::string>("t1"));
-    CHECK(*visits[1].key == "1");
+    CHECK(visits[0].limit == 4);  // cut to its allowance
+    CHECK(*visits[1].key == "2");
+    CHECK(!visits[1].cursor);
 }
 
 TEST_CASE("KeyRing: a key that gave fewer rows than its share starts from its first row again",
           "[key_ring]") {
     KeyRing ring(100, 10);
     ring.listed({GroupKey(), GroupKey("a")});  // NULL is a key too
-    auto visits = ring.next(10, kAny);
+    auto visits = ring.next(10, kAny, kT0);
     REQUIRE(visits.size() == 2);
     CHECK(!visits[0].key);
     ring.took(visits,
               {{GroupKey(), KeyTaken{5, std::string("x")}},
                {GroupKey("a"), KeyTaken{2, std::string("y")}}},
-              true);
+              true, kT0 + kIdleFor);
     ring.listed({GroupKey(), GroupKey("a")});
-    visits = ring.next(10, kAny);
+    visits = ring.next(10, kAny, kT0);
     CHECK(visits[0].cursor == std::optional<std::string>("x"));
     CHECK(!visits[1].cursor);
 }
 
-TEST_CASE("KeyRing goes round a ring that holds every key without a listing, keeping idle marks",
-          "[key_ring]") {
+TEST_CASE("KeyRing goes round a ring that holds every key without a listing", "[key_ring]") {
     KeyRing ring(100, 10);
     ring.listed(keys(3));
-    auto visits = ring.next(30, kAny);
-    ring.took(visits, {{GroupKey("0"), KeyTaken{10, std::nullopt}}}, true);
+    auto visits = ring.next(30, kAny, kT0);
+    ring.took(visits, {{GroupKey("0"), KeyTaken{10, std::nullopt}}}, true, kT0 + kIdleFor);
     REQUIRE(ring.wants_listing());
     REQUIRE(ring.rewind());
     CHECK(!ring.wants_listing());
-    visits = ring.next(30, kAny);
-    REQUIRE(visits.size() == 1);  // keys 1 and 2 stay idle until listed again
+    visits = ring.next(30, kAny, kT0);
+    REQUIRE(visits.size() == 1);  // keys 1 and 2 are still idle
     CHECK(*visits[0].key == "0");
     // A page that is not the whole table is listed again, not rewound.
     KeyRing paged(3, 10);
     paged.listed(keys(3));
-    paged.next(30, kAny);
+    paged.next(30, kAny, kT0);
     CHECK(!paged.rewind());
 }

@@ -9,18 +9,18 @@ KeyRing::KeyRing(std::size_t page_size, std::size_t max_keys)
       max_keys_(std::max<std::size_t>(max_keys, 1)) {}
 
 void KeyRing::listed(std::vector<GroupKey> keys) {
-    std::map<GroupKey, std::optional<std::string>> cursors;
+    std::map<GroupKey, Entry> kept;
     for (auto& entry : keys_) {
-        if (entry.cursor) cursors.emplace(entry.key, std::move(entry.cursor));
+        if (entry.cursor || entry.idle_until != TimePoint{})
+            kept.emplace(entry.key, std::move(entry));
     }
     const bool last_page = keys.size() < page_size_;
     whole_table_ = last_page && !listing_after_;
     keys_.clear();
     keys_.reserve(keys.size());
     for (auto& key : keys) {
-        Entry entry{std::move(key), false, std::nullopt};
-        if (auto it = cursors.find(entry.key); it != cursors.end()) entry.cursor = it->second;
-        keys_.push_back(std::move(entry));
+        auto it = kept.find(key);
+        keys_.push_back(it != kept.end() ? std::move(it->second) : Entry{std::move(key), {}, {}});
     }
     next_ = 0;
     wants_listing_ = false;
@@ -39,14 +39,15 @@ bool KeyRing::rewind() {
 }
 
 std::vector<KeyVisit> KeyRing::next(std::int64_t rows,
-                                    const std::function<std::int64_t(const GroupKey&)>& allowance) {
+                                    const std::function<std::int64_t(const GroupKey&)>& allowance,
+                                    TimePoint now) {
     std::vector<KeyVisit> visits;
     std::vector<std::int64_t> allowed;
     const auto most =
         std::min<std::size_t>(max_keys_, static_cast<std::size_t>(std::max<std::int64_t>(rows, 0)));
     while (visits.size() < most && next_ < keys_.size()) {
         const auto& entry = keys_[next_++];
-        if (entry.idle) continue;
+        if (entry.idle_until > now) continue;
         const auto may = allowance(entry.key);
         if (may <= 0) continue;
         visits.push_back({entry.key, 0, entry.cursor});
@@ -64,7 +65,7 @@ std::vector<KeyVisit> KeyRing::next(std::int64_t rows,
 }
 
 void KeyRing::took(const std::vector<KeyVisit>& visits, const std::map<GroupKey, KeyTaken>& taken,
-                   bool keep_cursors) {
+                   bool keep_cursors, TimePoint idle_until) {
     std::map<GroupKey, const KeyVisit*> by_key;
     for (const auto& visit : visits) by_key[visit.key] = &visit;
     for (auto& entry : keys_) {
@@ -72,7 +73,7 @@ void KeyRing::took(const std::vector<KeyVisit>& visits, const std::map<GroupKey,
         if (visited == by_key.end()) continue;
         auto it = taken.find(entry.key);
         const std::int64_t rows = it == taken.end() ? 0 : it->second.rows;
-        entry.idle = rows == 0;
+        entry.idle_until = rows == 0 ? idle_until : TimePoint{};
         if (keep_cursors && rows > 0 && rows >= visited->second->limit) {
             entry.cursor = it->second.last;
         } else {

@@ -111,7 +111,7 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
                 listed = true;
             }
         }
-        auto visits = ring_.next(limit - taken, allowance);
+        auto visits = ring_.next(limit - taken, allowance, std::chrono::steady_clock::now());
         if (visits.empty()) continue;
         taken += stamp_keys(visits, lease_horizon, keys_prefix, claim.lease_until);
         for (auto& visit : visits) {
@@ -122,8 +122,10 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
         }
     }
     const bool keep_cursors = !limited && !queue_.order_by.empty();
+    // A key without due rows is passed over for poll.max, as an idle queue polls.
+    const auto idle_until = std::chrono::steady_clock::now() + queue_.poll_max;
     if (taken == 0) {
-        ring_.took(visited, {}, keep_cursors);
+        ring_.took(visited, {}, keep_cursors, idle_until);
         return claim;
     }
 
@@ -145,7 +147,7 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
         if (!queue_.order_by.empty())
             key.last = rs->isNull(4) ? std::nullopt : std::optional<std::string>(rs->getString(4));
     }
-    ring_.took(visited, by_key, keep_cursors);
+    ring_.took(visited, by_key, keep_cursors, idle_until);
     return claim;
 }
 

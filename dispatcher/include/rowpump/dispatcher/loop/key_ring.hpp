@@ -6,6 +6,7 @@
 // and a key with ten both have their rows started within a bound set by the number of keys,
 // not by the big key's backlog. Pure logic: ClaimStore lists the keys and claims their rows.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -44,23 +45,27 @@ public:
     // The key the next page starts after; nullopt: from the first key.
     const std::optional<GroupKey>& listing_after() const { return listing_after_; }
     // The keys listed, in order. A page shorter than page_size is the last one: the page
-    // after it starts from the first key again. Keeps the cursors of keys listed again.
+    // after it starts from the first key again. Keeps the cursors and idle marks of keys
+    // listed again.
     void listed(std::vector<GroupKey> keys);
 
-    // The next keys' visits for a claim of up to `rows` rows: up to max_keys keys from where
-    // the last claim stopped, passing over keys found idle since the page was listed and keys
+    using TimePoint = std::chrono::steady_clock::time_point;
+
+    // The next keys' visits for a claim of up to `rows` rows at `now`: up to max_keys keys from
+    // where the last claim stopped, passing over keys idle until after `now` and keys
     // whose `allowance` (how many more of its tasks may be in flight) is 0; `rows` shared out
     // evenly, each visit cut to its allowance. Stops at the end of the page (wants_listing()).
     std::vector<KeyVisit> next(std::int64_t rows,
-                               const std::function<std::int64_t(const GroupKey&)>& allowance);
-    // What the claim of `visits` took, by key. A key that gave none is idle until the page
-    // is listed again; one that gave its whole limit goes on from its last row next time (with
-    // `keep_cursors`), one that gave fewer starts from its first row again.
+                               const std::function<std::int64_t(const GroupKey&)>& allowance,
+                               TimePoint now);
+    // What the claim of `visits` took, by key. A key that gave none is idle (passed over)
+    // until `idle_until`, across listings; one that gave its whole limit goes on from its last
+    // row next time (with `keep_cursors`), one that gave fewer starts from its first row again.
     void took(const std::vector<KeyVisit>& visits, const std::map<GroupKey, KeyTaken>& taken,
-              bool keep_cursors);
+              bool keep_cursors, TimePoint idle_until);
 
     // When the page holds every key of the table (listed from the first key, and short): goes
-    // round it again without listing it, keeping the idle marks, and returns true. Listing
+    // round it again without listing it, and returns true. Listing
     // costs a loose index scan, or a full index scan when the optimizer's statistics say the
     // keys are nearly unique: ClaimStore lists a whole-table ring at most once per poll.max.
     bool rewind();
@@ -70,7 +75,7 @@ public:
 private:
     struct Entry {
         GroupKey key;
-        bool idle = false;
+        TimePoint idle_until{};  // passed over until then
         std::optional<std::string> cursor;
     };
     std::size_t page_size_, max_keys_;

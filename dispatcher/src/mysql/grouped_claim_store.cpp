@@ -48,28 +48,32 @@ std::map<GroupKey, std::int64_t> ClaimStore::in_flight_by_key() {
 std::int64_t ClaimStore::stamp_keys(const std::vector<KeyVisit>& visits,
                                     const std::string& lease_horizon, const std::string& prefix,
                                     const std::string& lease_until) {
-    // One statement per power of two of keys: the branches past the visits read no row.
-    std::size_t size = 1;
-    while (size < visits.size()) size *= 2;
-    auto& stmt = grouped_statements_[size];
-    if (!stmt) stmt = session_.prepare(session_.sql().grouped_claim(size));
-    const bool cursors = !queue_.order_by.empty();
-    unsigned index = 1;
-    for (std::size_t i = 0; i < size; ++i) {
-        const auto& visit = visits[std::min(i, visits.size() - 1)];
-        bind_key(*stmt, index++, visit.key);
-        stmt->setString(index++, lease_horizon);
-        if (cursors) {
-            for (int twice = 0; twice < 2; ++twice) {
-                if (visit.cursor) {
-                    stmt->setString(index++, *visit.cursor);
-                } else {
-                    stmt->setNull(index++, 0);
-                }
-            }
-        }
-        stmt->setInt64(index++, i < visits.size() ? visit.limit : 0);
+    // Keys that go on from a cursor first, then those read from their first row; one
+    // statement per power of two of each: the branches past the visits read no row.
+    std::vector<const KeyVisit*> from_cursor, from_first;
+    for (const auto& visit : visits) {
+        (visit.cursor && !queue_.order_by.empty() ? from_cursor : from_first).push_back(&visit);
     }
+    const auto padded = [](std::size_t n) {
+        std::size_t size = n == 0 ? 0 : 1;
+        while (size < n) size *= 2;
+        return size;
+    };
+    const std::size_t cursors = padded(from_cursor.size()), firsts = padded(from_first.size());
+    auto& stmt = grouped_statements_[{cursors, firsts}];
+    if (!stmt) stmt = session_.prepare(session_.sql().grouped_claim(cursors, firsts));
+    unsigned index = 1;
+    const auto bind = [&](const std::vector<const KeyVisit*>& group, std::size_t size) {
+        for (std::size_t i = 0; i < size; ++i) {
+            const auto& visit = *group[std::min(i, group.size() - 1)];
+            bind_key(*stmt, index++, visit.key);
+            stmt->setString(index++, lease_horizon);
+            if (&group == &from_cursor) stmt->setString(index++, *visit.cursor);
+            stmt->setInt64(index++, i < group.size() ? visit.limit : 0);
+        }
+    };
+    bind(from_cursor, cursors);
+    bind(from_first, firsts);
     stmt->setString(index++, prefix);
     stmt->setString(index, lease_until);
     std::int64_t changed = 0;

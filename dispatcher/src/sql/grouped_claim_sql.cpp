@@ -27,27 +27,30 @@ void QueueSql::build_grouped() {
                         "'\nGROUP BY " + key;
 }
 
-std::string QueueSql::grouped_claim(std::size_t keys) const {
+std::string QueueSql::grouped_claim(std::size_t from_cursor, std::size_t from_first) const {
     const std::string key = quote_identifier(queue_.group_by);
     const std::string order =
         queue_.order_by.empty() ? "" : "\n    ORDER BY " + format_order_by(queue_.order_by);
     // Each key's rows through the index that starts with the key column, each read stopping
     // at its own limit: a key with a million due rows costs its limit, not its backlog.
-    // `<=>`: a NULL key is a key too.
-    // With order_by, a key's read goes on from its cursor (a NULL cursor: from its first row),
-    // so its rows in flight at the head of its order are not read again by every claim.
-    std::string from;
-    if (!queue_.order_by.empty()) {
-        const auto& first = queue_.order_by.front();
-        from = "\n      AND (? IS NULL OR " + quote_identifier(first.column) +
-               (first.descending ? " <= ?)" : " >= ?)");
-    }
-    const std::string branch = "(SELECT " + id_ + " FROM " + table_ + "\n    WHERE " + key +
-                               " <=> ? AND " + claimable_within_ + from + order +
-                               "\n    LIMIT ? FOR UPDATE SKIP LOCKED)";
+    // `<=>`: a NULL key is a key too. With order_by, a key's read goes on from its cursor, so
+    // its rows in flight at the head of its order are not read again by every claim; the
+    // cursor is part of the index range (a condition such as `? IS NULL OR col >= ?` would
+    // not be: MariaDB reads such a key from its first row).
+    const auto branch = [&](bool cursor) {
+        std::string from;
+        if (cursor && !queue_.order_by.empty()) {
+            const auto& first = queue_.order_by.front();
+            from = "\n      AND " + quote_identifier(first.column) +
+                   (first.descending ? " <= ?" : " >= ?");
+        }
+        return "(SELECT " + id_ + " FROM " + table_ + "\n    WHERE " + key + " <=> ? AND " +
+               claimable_within_ + from + order + "\n    LIMIT ? FOR UPDATE SKIP LOCKED)";
+    };
     std::string branches;
-    for (std::size_t i = 0; i < keys; ++i)
-        branches += (i == 0 ? "\n  " : "\n  UNION ALL ") + branch;
+    for (std::size_t i = 0; i < from_cursor + from_first; ++i) {
+        branches += (i == 0 ? "\n  " : "\n  UNION ALL ") + branch(i < from_cursor);
+    }
     return "UPDATE " + table_ + " AS `t` JOIN (" + branches + ") AS `_rp_claim`\n  ON `t`." + id_ +
            " = `_rp_claim`." + id_ + "\nSET `t`." + token_ + " = CONCAT(?, `t`." + attempts_ +
            " + 1, '-', " + id_checksum("`t`") + "),\n    `t`." + lease_ + " = ?";

@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rowpump/dispatcher/loop/claim.hpp"
@@ -85,7 +86,9 @@ private:
     std::unique_ptr<PassedOverRows> passed_over_;
     // group_by
     std::unique_ptr<sql::PreparedStatement> list_keys_, list_keys_after_, in_flight_by_key_;
-    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> grouped_statements_;
+    // by (keys read from a cursor, keys read from their first row), each a power of two
+    std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
+        grouped_statements_;
     KeyRing ring_{QueueSql::kKeyRingPage, kKeysPerClaim};
     std::chrono::steady_clock::time_point next_listing_{};  // of a ring that holds every key
 };

@@ -57,11 +57,12 @@ public:
     static constexpr std::size_t kKeyRingPage = 10000;
     const std::string& list_keys() const { return list_keys_; }
     const std::string& list_keys_after() const { return list_keys_after_; }
-    // claim() over `keys` keys at once: up to a limit of each key's claimable rows, in
-    // order_by order, through one UNION ALL of per-key reads. Params: per key (key, the
-    // keeper's lease end, with order_by the key's cursor twice, limit), then token batch
-    // prefix, lease end.
-    std::string grouped_claim(std::size_t keys) const;
+    // claim() over several keys at once: up to a limit of each key's claimable rows, in
+    // order_by order, through one UNION ALL of per-key reads; the first `from_cursor` keys
+    // at or after a cursor value of the first order_by column, the next `from_first` from
+    // their first row. Params: per key (key, the keeper's lease end, [cursor,] limit), then
+    // token batch prefix, lease end.
+    std::string grouped_claim(std::size_t from_cursor, std::size_t from_first) const;
     // With concurrency_per_key: tasks in flight (lease running, outcome not applied) per key,
     // as key and count, through the lease index. No params.
     const std::string& in_flight_by_key() const { return in_flight_by_key_; }

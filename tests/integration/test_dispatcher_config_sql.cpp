@@ -122,3 +122,35 @@ TEST_CASE("check verifies the type of each bookkeeping column", "[dispatcher]") 
     INFO(fixed.describe());
     CHECK(fixed.status.describe() == "exit code 0");
 }
+
+// group_by: `check` prepares the grouped claim statements against the table (a key column the
+// table lacks is refused, naming the key), and warns, naming the index to add, when no index
+// starts with the key column.
+TEST_CASE("check prepares the grouped claim and gives index advice for group_by",
+          "[dispatcher][group_by]") {
+    TestBed bed;
+    QueueSpec queue;
+    queue.extra_lines = {"group_by: status"};
+    std::string config;
+    RunResult check = check_with(bed, queue, config);
+    INFO(check.describe());
+    CHECK(check.status.describe() == "exit code 0");
+    CHECK_THAT(check.out, Contains("UNION ALL"));
+    CHECK_THAT(check.err,
+               Contains("queue users: warning: no index starts with the group_by column 'status': "
+                        "every claim would read the whole table; add one, e.g. ALTER TABLE "
+                        "`user_block_status` ADD INDEX (`status`, `updated_time`)"));
+
+    bed.db().exec("ALTER TABLE user_block_status ADD INDEX (status, updated_time)");
+    RunResult indexed = rowpump_cli({"check", "-c", config});
+    INFO(indexed.describe());
+    CHECK(indexed.status.describe() == "exit code 0");
+    CHECK_THAT(indexed.err, !Contains("group_by"));
+
+    queue.extra_lines = {"group_by: no_such_column"};
+    const auto missing = bed.write_config({queue}, "missing.yaml");
+    RunResult refused = rowpump_cli({"check", "-c", missing});
+    INFO(refused.describe());
+    CHECK(refused.status.describe() == "exit code 1");
+    CHECK_THAT(refused.err, Contains("no_such_column"));
+}

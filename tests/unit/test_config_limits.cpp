@@ -111,3 +111,26 @@ TEST_CASE("YAML that yaml-cpp would never finish parsing is an error", "[config]
     CHECK(error_of("a: 1\n---\n,") ==
           "test.yaml:3: invalid YAML: cannot be parsed past this point");
 }
+
+TEST_CASE("group_by and concurrency_per_key: read, and refused where they cannot work yet",
+          "[config][group_by]") {
+    const auto config =
+        parsed(with_queue_lines("    order_by: run_at\n    group_by: tenant_id\n"
+                                "    concurrency_per_key: 5\n"));
+    CHECK(config.queues[0].group_by == "tenant_id");
+    CHECK(config.queues[0].concurrency_per_key == 5);
+    CHECK(parsed(with_queue_lines("")).queues[0].group_by.empty());
+    CHECK(error_of(with_queue_lines("    concurrency_per_key: 5\n")) ==
+          "test.yaml:7: queues.q.concurrency_per_key: needs group_by: the column that names a "
+          "row's key");
+    CHECK(error_of(with_queue_lines("    group_by: tenant_id\n    concurrency_per_key: 0\n"))
+              .rfind("test.yaml:8: queues.q.concurrency_per_key: ", 0) == 0);
+    CHECK(error_of(with_queue_lines("    group_by: \"tenant; DROP\"\n"))
+              .rfind("test.yaml:7: queues.q.group_by: ", 0) == 0);
+    CHECK(error_of(with_queue_lines("    group_by: tenant_id\n    claim: redis\n")) ==
+          "test.yaml:7: queues.q.group_by: does not work with claim: redis yet; use claim: mysql");
+    CHECK(error_of(with_queue_lines("    order_by: run_at\n    group_by: run_at\n")) ==
+          "test.yaml:8: queues.q.group_by: must not be an order_by column");
+    CHECK(error_of(with_queue_lines("    group_by: rp_token\n")).find("bookkeeping column") !=
+          std::string::npos);
+}

@@ -86,6 +86,21 @@ std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueCo
     return "";
 }
 
+// With group_by: a warning when no index starts with the key column, or "". Listing the keys
+// is a loose scan of such an index (an index dive per key) and each key's share is read
+// through it; without one, both read the whole table (docs/fairness.md).
+std::string check_group_index(sql::Connection& conn, const Config& config,
+                              const QueueConfig& queue) {
+    if (queue.group_by.empty() ||
+        has_leading_index(conn, config.mysql.database, queue.table, queue.group_by))
+        return "";
+    std::string columns = quote_identifier(queue.group_by);
+    if (!queue.order_by.empty()) columns += ", " + quote_identifier(queue.order_by.front().column);
+    return "no index starts with the group_by column '" + queue.group_by +
+           "': every claim would read the whole table; add one, e.g. ALTER TABLE " +
+           quote_identifier(queue.table) + " ADD INDEX (" + columns + ")";
+}
+
 // Whether the session is encrypted: "TLS TLS_AES_256_GCM_SHA384 (mysql.tls.mode: required)".
 std::string encryption_line(sql::Connection& conn, const MysqlTls& tls) {
     const std::string cipher = tls_cipher(conn);
@@ -137,6 +152,10 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
                 ++warnings;
             }
             if (auto warning = check_scan(*conn, sql, queue); !warning.empty()) {
+                err << "queue " << queue.label() << ": warning: " << warning << "\n";
+                ++warnings;
+            }
+            if (auto warning = check_group_index(*conn, config, queue); !warning.empty()) {
                 err << "queue " << queue.label() << ": warning: " << warning << "\n";
                 ++warnings;
             }

@@ -89,9 +89,11 @@ void read_poll(const Reader& r, const Item& item, QueueConfig& queue) {
 }
 
 const std::vector<std::string_view> kQueueKeys = {
-    "table",          "id",      "due",        "order_by", "batch", "lease",   "max_lease",
-    "max_backlog",    "rate",    "on_success", "on_dead",  "retry", "poll",    "reap_interval",
-    "leader_timeout", "columns", "due_since",  "shards",   "claim", "payload", "payload_max"};
+    "table", "id", "due", "order_by", "batch", "lease", "max_lease", "max_backlog", "rate",
+    "on_success", "on_dead", "retry", "poll", "reap_interval", "leader_timeout", "columns",
+    "due_since", "shards", "claim", "payload", "payload_max",
+    // group_by and its per-key limits (docs/fairness.md)
+    "group_by", "concurrency_per_key"};
 
 // table, id, due, order_by, on_success, on_dead, payload: what goes into SQL text.
 void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
@@ -121,6 +123,7 @@ void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
     if (auto v = map.get("due_since")) queue.due_since = read_fragment_without_placeholders(r, *v);
     if (auto v = map.get("payload")) queue.payload = read_payload(r, *v);
     if (auto v = map.get("payload_max")) queue.payload_max = read_payload_max(r, *v);
+    if (auto v = map.get("group_by")) queue.group_by = read_identifier(r, *v);
 }
 
 // batch, lease, max_lease, max_backlog, rate, retry, poll, reap_interval, leader_timeout: how fast
@@ -159,6 +162,25 @@ void read_claim_mode(const Reader& r, const Map& map, const Item& item, QueueCon
     if (map.get("shards")) r.fail(item, "claim: redis does not work with shards yet; use mysql");
 }
 
+// group_by and its per-key limits (docs/fairness.md).
+void read_group_limits(const Reader& r, const Map& map, QueueConfig& queue) {
+    if (auto v = map.get("concurrency_per_key")) {
+        if (queue.group_by.empty()) r.fail(*v, "needs group_by: the column that names a row's key");
+        queue.concurrency_per_key = r.integer(*v, 1, std::numeric_limits<std::int64_t>::max());
+        if (!queue.shards.empty()) {
+            r.fail(*v, "does not work with shards yet: each shard's leader would count alone");
+        }
+    }
+    auto v = map.get("group_by");
+    if (!v) return;
+    if (queue.claim == ClaimMode::redis) {
+        r.fail(*v, "does not work with claim: redis yet; use claim: mysql");
+    }
+    for (const auto& term : queue.order_by) {
+        if (term.column == queue.group_by) r.fail(*v, "must not be an order_by column");
+    }
+}
+
 void record_key_lines(const Map& map, QueueConfig& queue) {
     queue.key_lines[""] = yaml::line_of(map.self());
     for (const auto& entry : map.entries())
@@ -183,6 +205,7 @@ QueueConfig read_queue(const Reader& r, const Map::Entry& entry, const MysqlConf
     read_columns(r, map, queue);
     if (auto v = map.get("shards")) queue.shards = read_shards(r, *v, mysql, queue.table);
     if (auto v = map.get("claim")) read_claim_mode(r, map, *v, queue);
+    read_group_limits(r, map, queue);
     record_key_lines(map, queue);
     return queue;
 }

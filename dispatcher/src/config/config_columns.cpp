@@ -51,6 +51,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> names_in_sql(
     std::vector<std::string> order;
     for (const auto& term : queue.order_by) order.push_back(term.column);
     uses.emplace_back("order_by", std::move(order));
+    if (!queue.group_by.empty()) uses.emplace_back("group_by", std::vector{queue.group_by});
     if (queue.on_success) uses.emplace_back("on_success", queue.on_success->names);
     if (queue.on_dead) uses.emplace_back("on_dead", queue.on_dead->names);
     return uses;

@@ -35,6 +35,13 @@ std::string RowClaim::describe() const {
 }
 
 std::vector<std::string> RowClaim::statements(const QueueSql& sql) const {
+    if (!queue_.group_by.empty()) {
+        std::vector<std::string> grouped = {sql.claim_plan(), sql.claim_expired(), sql.list_keys(),
+                                            sql.grouped_claim(queue_.order_by.empty() ? 0 : 1, 1),
+                                            sql.read_back()};
+        if (queue_.concurrency_per_key > 0) grouped.push_back(sql.in_flight_by_key());
+        return grouped;
+    }
     return {sql.claim_plan(), sql.claim_expired(), sql.claim(), sql.read_back()};
 }
 

@@ -32,6 +32,12 @@ ClaimStore::ClaimStore(MysqlSession& session)
     release_ = session.prepare(sql.release());
     expiring_ = session.prepare(sql.expiring());
     clock_ahead_ = session.prepare(sql.clock_ahead());
+    if (!queue_.group_by.empty()) {
+        list_keys_ = session.prepare(sql.list_keys());
+        list_keys_after_ = session.prepare(sql.list_keys_after());
+        if (queue_.concurrency_per_key > 0)
+            in_flight_by_key_ = session.prepare(sql.in_flight_by_key());
+    }
 }
 
 ClaimStore::~ClaimStore() = default;
@@ -57,9 +63,7 @@ ClaimStore::Plan ClaimStore::plan() {
     return {rs->getString(1), rs->getInt(2) == 1};
 }
 
-Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
-    // Both statements share a batch prefix and differ in its last hex digit, so one range
-    // read-back finds both, and the digit tells swept rows from expired ones.
+std::string ClaimStore::fresh_batch() {
     // A shard's batches start with its position (messages.hpp, token_shard).
     char batch[24];
     if (queue_.shard) {
@@ -70,13 +74,17 @@ Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
         std::snprintf(batch, sizeof batch, "%015llX",
                       static_cast<unsigned long long>(random_() >> 4));
     }
-    const std::string expired_prefix = std::string(batch) + "0-",
-                      sweep_prefix = std::string(batch) + "1-";
+    return batch;
+}
+
+Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
+    if (!queue_.group_by.empty()) return claim_grouped(limit, lease_horizon);
+    // Both statements share a batch prefix and differ in its last hex digit, so one range
+    // read-back finds both, and the digit tells swept rows from expired ones.
+    const std::string batch = fresh_batch();
+    const std::string expired_prefix = batch + "0-", sweep_prefix = batch + "1-";
     const Plan plan = this->plan();
-    Claim claim{expired_prefix,
-                std::string(batch) + "1.",
-                plan.lease_until,
-                {}};  // '.' sorts right after '-'
+    Claim claim{expired_prefix, batch + "1.", plan.lease_until, {}};  // '.' sorts right after '-'
 
     const auto expired = plan.any_expired ? stamp(*claim_expired_, lease_horizon, expired_prefix,
                                                   claim.lease_until, std::nullopt, limit)
@@ -98,7 +106,9 @@ Claim ClaimStore::claim(std::int64_t limit, const std::string& lease_horizon) {
     std::unique_ptr<sql::ResultSet> rs(read_back_->executeQuery());
     claim.rows.reserve(rs->rowsCount());
     std::optional<std::string> last_swept;
-    const unsigned payload_at = queue_.order_by.empty() ? 4 : 5;  // after the cursor column
+    // After the cursor column and the group_by column, if any.
+    const unsigned payload_at =
+        (queue_.order_by.empty() ? 4 : 5) + (queue_.group_by.empty() ? 0 : 1);
     while (rs->next()) {
         claim.rows.push_back({rs->getString(1), rs->getString(2),
                               rs->isNull(3)

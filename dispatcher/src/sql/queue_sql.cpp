@@ -76,6 +76,7 @@ QueueSql::QueueSql(const QueueConfig& queue, const PayloadKinds& payload_kinds)
                                          " IS NULL AND (" + lease_ + " IS NULL OR " + lease_ +
                                          " <= " + kNow + within + ")";
     claim_ = stamp(claimable_within + order);
+    claimable_within_ = claimable_within;
     const std::string expired =
         lease_ + " <= " + kNow + " AND (" + queue.due.text + ")\n  AND " + dead_ + " IS NULL";
     claim_expired_ = stamp(expired + "\n " + within + "\nORDER BY " + lease_);
@@ -98,7 +99,9 @@ QueueSql::QueueSql(const QueueConfig& queue, const PayloadKinds& payload_kinds)
     const std::string due_age =
         queue.due_since ? "TIMESTAMPDIFF(MICROSECOND, " + queue.due_since->text + ", NOW(3))"
                         : "NULL";
-    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + payload_ +
+    const std::string group_column =
+        queue.group_by.empty() ? "" : ", " + quote_identifier(queue.group_by);
+    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + group_column + payload_ +
                  " FROM " + table_ + " WHERE " + batch + order;
     release_ =
         "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
@@ -110,6 +113,7 @@ QueueSql::QueueSql(const QueueConfig& queue, const PayloadKinds& payload_kinds)
     // token in the row lets it with claims in MySQL): not to a dead row, nor in a retry delay.
     applicable_ = dead_ + " IS NULL AND (" + lease_ + " IS NULL OR " + lease_ + " <= " + kNow + ")";
     if (queue.claim == ClaimMode::redis) build_scan(claimable, expired);
+    if (!queue.group_by.empty()) build_grouped();
     expiring_ = "SELECT " + id_ + ", " + token_ + ", " + lease_ + " FROM " + table_ + " WHERE " +
                 lease_ + " > ? AND " + lease_ + " <= " + kNow +
                 " + INTERVAL ? MICROSECOND\n  AND " + dead_ + " IS NULL AND SUBSTRING(" + token_ +

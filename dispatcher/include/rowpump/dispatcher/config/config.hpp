@@ -104,6 +104,13 @@ struct QueueConfig {
     Millis max_lease{24 * 60 * 60 * 1000};  // longest lease an extend may ask for: cut to it
     std::int64_t max_backlog = 10000;
     std::optional<Rate> rate;
+    // A fair share across keys (docs/fairness.md): the column whose value names a row's key
+    // (a tenant, a downstream host). Claims take rows from the keys with due rows in turn
+    // instead of strictly in order_by order. Empty: no grouping.
+    std::string group_by;
+    // With group_by: at most this many tasks of one key in flight (claimed and not yet
+    // applied: ready, held, or reported). 0: no limit.
+    std::int64_t concurrency_per_key = 0;
     std::optional<SqlFragment> on_success;  // may use :name placeholders
     std::optional<SqlFragment> on_dead;     // no placeholders
     RetryConfig retry;

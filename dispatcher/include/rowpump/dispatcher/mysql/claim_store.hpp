@@ -4,15 +4,18 @@
 // claimed rows, given back when their push fails, and leases renewed while their task is held
 // in Redis (LeaseKeeper). Over the claim session (MysqlSession).
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rowpump/dispatcher/loop/claim.hpp"
+#include "rowpump/dispatcher/loop/key_ring.hpp"
 #include "rowpump/dispatcher/mysql/mysql_session.hpp"
 
 namespace rowpump {
@@ -36,6 +39,7 @@ public:
     // once with its id (see PassedOverRows). Rows whose lease ran out only up to
     // `lease_horizon`, the lease end the lease keeper's last look reached (LeaseKeeper::horizon).
     [[nodiscard]] Claim claim(std::int64_t limit, const std::string& lease_horizon);
+    // With group_by the rows come from the keys of the ring in turn (claim_grouped).
     // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
     bool resuming_sweep() const { return cursor_.has_value(); }
     // Clears a batch's claims again, for a batch that could not be pushed.
@@ -62,6 +66,18 @@ private:
         bool any_expired = false;
     };
     Plan plan();
+    // A fresh batch prefix for a claim's tokens (without its last hex digit).
+    std::string fresh_batch();
+    // group_by: rows whose lease ran out first (without concurrency_per_key, which counts
+    // per key), then up to `limit` rows from the next keys of the ring, a share each, in
+    // up to kGroupedStatements statements.
+    Claim claim_grouped(std::int64_t limit, const std::string& lease_horizon);
+    std::int64_t stamp_keys(const std::vector<KeyVisit>& visits, const std::string& lease_horizon,
+                            const std::string& prefix, const std::string& lease_until);
+    void list_keys();
+    std::map<GroupKey, std::int64_t> in_flight_by_key();
+    static constexpr int kGroupedStatements = 4;
+    static constexpr std::size_t kKeysPerClaim = 100;
     std::int64_t stamp(sql::PreparedStatement& stmt, const std::string& lease_horizon,
                        const std::string& prefix, const std::string& lease_until,
                        const std::optional<std::string>& cursor, std::int64_t limit);
@@ -75,6 +91,13 @@ private:
     std::optional<std::string> cursor_;  // first order_by column of the last row swept
     std::unique_ptr<PassedOverRows> passed_over_;
     std::unique_ptr<RowLocks> row_locks_;
+    // group_by
+    std::unique_ptr<sql::PreparedStatement> list_keys_, list_keys_after_, in_flight_by_key_;
+    // by (keys read from a cursor, keys read from their first row), each a power of two
+    std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
+        grouped_statements_;
+    KeyRing ring_{QueueSql::kKeyRingPage, kKeysPerClaim};
+    std::chrono::steady_clock::time_point next_listing_{};  // of a ring that holds every key
 };
 
 }  // namespace rowpump

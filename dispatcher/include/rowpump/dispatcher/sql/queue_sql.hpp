@@ -61,10 +61,26 @@ public:
     static constexpr int kPassedOverLimit = 20;
     const std::string& passed_over() const { return passed_over_; }
     // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it), first
-    // order_by column (if any) and payload columns, in order_by order, found
+    // order_by column (if any), group_by column (if any) and payload columns, in order_by order, found
     // through the lease index: every row of a batch has the same lease end.
     // Params: lease end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
+    // With group_by, the fair claim (docs/fairness.md; built in grouped_claim_sql.cpp).
+    // The table's keys in order, up to a limit, through a loose scan of an index that starts
+    // with the group_by column (an index dive per key), kKeyRingPage at a time: from the
+    // first (a NULL key first), or after a key. Params: [key].
+    static constexpr std::size_t kKeyRingPage = 10000;
+    const std::string& list_keys() const { return list_keys_; }
+    const std::string& list_keys_after() const { return list_keys_after_; }
+    // claim() over several keys at once: up to a limit of each key's claimable rows, in
+    // order_by order, through one UNION ALL of per-key reads; the first `from_cursor` keys
+    // at or after a cursor value of the first order_by column, the next `from_first` from
+    // their first row. Params: per key (key, the keeper's lease end, [cursor,] limit), then
+    // token batch prefix, lease end.
+    std::string grouped_claim(std::size_t from_cursor, std::size_t from_first) const;
+    // With concurrency_per_key: tasks in flight (lease running, outcome not applied) per key,
+    // as key and count, through the lease index. No params.
+    const std::string& in_flight_by_key() const { return in_flight_by_key_; }
     // With claim: redis, instead of the claim statements: up to LIMIT claimable rows, as id
     // and the first order_by column (if any), in (order_by column, id) order, read without
     // locks. scan_from() goes on after a cursor. Params: limit; scan_from: cursor id (with
@@ -169,6 +185,7 @@ private:
     // id's type and size.
     std::string id_checksum(const std::string& table) const;
     void build_scan(const std::string& claimable, const std::string& expired);
+    void build_grouped();
 
     const QueueConfig& queue_;
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
@@ -182,6 +199,7 @@ private:
         lock_scanned_;
     std::string applicable_;  // with claim: redis, rows an outcome may change (fence())
     std::string payload_;  // ", <expression>" per payload column, in the config's order
+    std::string claimable_within_, list_keys_, list_keys_after_, in_flight_by_key_;
 };
 
 }  // namespace rowpump

@@ -52,6 +52,25 @@ std::string find_program(std::initializer_list<const char*> candidates) {
 // Both the template and every server use this redo log size, so no resize at start-up.
 constexpr const char* kRedoLogSize = "--innodb-log-file-size=64M";
 // Debian's libfaketime (package faketime), the build for multi-threaded programs.
+std::string faketime_library();
+
+// The environment of a server under libfaketime whose offset is in `offset_file`: read at
+// every clock reading (NO_CACHE), so a step takes effect at once; the monotonic clock (and the
+// timeouts that use it) is left alone.
+std::vector<std::pair<std::string, std::string>> faketime_env(const std::string& offset_file) {
+    return {{"LD_PRELOAD", faketime_library()},
+            {"FAKETIME_TIMESTAMP_FILE", offset_file},
+            {"FAKETIME_NO_CACHE", "1"},
+            {"FAKETIME_DONT_FAKE_MONOTONIC", "1"}};
+}
+
+void write_clock_offset(const std::string& offset_file, std::chrono::seconds offset) {
+    const auto s = offset.count();
+    // Renamed into place: libfaketime never reads a half-written file.
+    write_file(offset_file + ".new", (s < 0 ? "" : "+") + std::to_string(s) + "\n");
+    fs::rename(offset_file + ".new", offset_file);
+}
+
 std::string faketime_library() {
     for (const char* path : {"/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
                              "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1"}) {
@@ -146,10 +165,7 @@ void MariaDb::start() {
         // libfaketime reads the offset from the file at every clock reading (NO_CACHE), so
         // a step takes effect at once for every session; timeouts keep the real monotonic
         // clock.
-        options.env = {{"LD_PRELOAD", faketime_library()},
-                       {"FAKETIME_TIMESTAMP_FILE", dir_.file("clock-offset")},
-                       {"FAKETIME_NO_CACHE", "1"},
-                       {"FAKETIME_DONT_FAKE_MONOTONIC", "1"}};
+        options.env = faketime_env(dir_.file("clock-offset"));
     }
     std::vector<std::string> argv{mariadbd,
                                   "--no-defaults",
@@ -176,10 +192,7 @@ void MariaDb::set_clock_offset(std::chrono::seconds offset) {
         throw std::logic_error(
             "MariaDb::set_clock_offset needs a server with ServerClock::stepped");
     }
-    const auto s = offset.count();
-    // Renamed into place: libfaketime never reads a half-written file.
-    write_file(dir_.file("clock-offset.new"), (s < 0 ? "" : "+") + std::to_string(s) + "\n");
-    fs::rename(dir_.file("clock-offset.new"), dir_.file("clock-offset"));
+    write_clock_offset(dir_.file("clock-offset"), offset);
 }
 
 void MariaDb::wait_ready() {
@@ -254,9 +267,21 @@ redis::Connection connect_redis_port(int port, std::chrono::milliseconds timeout
     return redis::Connection::open({"127.0.0.1", port}, login, timeout);
 }
 
-RedisServer::RedisServer(std::vector<std::string> extra_args)
-    : dir_("rowpump-redis-"), port_(free_port()), extra_args_(std::move(extra_args)) {
+RedisServer::RedisServer(ServerClock clock, std::vector<std::string> extra_args)
+    : dir_("rowpump-redis-"),
+      clock_(clock),
+      port_(free_port()),
+      extra_args_(std::move(extra_args)) {
+    if (clock_ == ServerClock::stepped) write_clock_offset(dir_.file("clock-offset"), {});
     start();
+}
+
+void RedisServer::set_clock_offset(std::chrono::seconds offset) {
+    if (clock_ != ServerClock::stepped) {
+        throw std::logic_error(
+            "RedisServer::set_clock_offset needs a server with ServerClock::stepped");
+    }
+    write_clock_offset(dir_.file("clock-offset"), offset);
 }
 
 RedisServer::~RedisServer() {
@@ -271,6 +296,11 @@ void RedisServer::start() {
     std::string server = find_program({"/usr/bin/redis-server", "/usr/local/bin/redis-server"});
     SpawnOptions options;
     options.stdout_path = log_path();
+    if (clock_ == ServerClock::stepped) {
+        // Not libfaketime: it cannot start redis-server (see wall_clock_shift.cpp).
+        options.env = {{"LD_PRELOAD", ROWPUMP_WALL_CLOCK_SHIFT},
+                       {"ROWPUMP_CLOCK_OFFSET_FILE", dir_.file("clock-offset")}};
+    }
     std::vector<std::string> argv{
         server,         "--bind", "127.0.0.1", "--port",   std::to_string(port_), "--save", "",
         "--appendonly", "no",     "--dir",     dir_.path()};

@@ -321,16 +321,17 @@ TEST_CASE("a second live process under one worker id is refused, and runs nothin
           "[conformance]") {
     const Sdk& sdk = current_sdk();
     INFO("sdk " << sdk.name);
-    Scenario s(sdk, 12);
+    Scenario s(sdk, 120);
     // Two processes given one worker id. The second must be refused with an error that names
-    // the id; had it run, its clean stop would delete the shared heartbeat and the first's
-    // tasks in hand would be taken back and run twice.
+    // the id; had it run, its clean stop would delete the shared heartbeat, and the first's
+    // tasks in hand would be taken back (the reaper looks every second, the first beats every
+    // 5 s) and run twice.
     const std::vector<std::string> flags = {
-        "--threads", "4", "--batch", "1", "--work-ms", "1500", "--heartbeat-ttl-ms", "3000"};
+        "--threads", "4", "--batch", "1", "--work-ms", "1000", "--heartbeat-ttl-ms", "15000"};
     auto first = s.process_of("twin", "twin-1", with(kStatus1, flags));
     REQUIRE(eventually(20s, [&] { return s.in_hand(*first) == 4; }));
     auto second = s.process_of("twin", "twin-2", with(kStatus1, flags));
-    auto refused = second->process().wait(15s);
+    auto refused = second->process().wait(8s);
     second->process().signal(SIGTERM);  // on code that lets it in: its clean stop
     if (!refused) refused = second->process().wait(20s);
     INFO("second output:\n" << second->output());
@@ -341,14 +342,14 @@ TEST_CASE("a second live process under one worker id is refused, and runs nothin
     CHECK(second->handled().empty());
 
     const bool done = eventually(
-        40s, [&] { return s.sys.rows_left() == 0; }, 50ms);
+        60s, [&] { return s.sys.rows_left() == 0; }, 50ms);
     INFO(s.sys.table_summary() << "\n" << first->output());
     REQUIRE(done);
     s.stop(*first);
     auto handled = first->handled();
     const auto more = second->handled();
     handled.insert(handled.end(), more.begin(), more.end());
-    CHECK(handled.size() == 12);
+    CHECK(handled.size() == 120);
     for (const auto& [id, times] : times_handled(handled)) {
         INFO("task " << id);
         CHECK(times == 1);

@@ -45,8 +45,9 @@ QueueSpec e2e_queue() {
     return q;
 }
 
-E2eSystem::E2eSystem(const QueueSpec& spec, std::int64_t rows, ServerClock mysql_clock)
-    : bed(mysql_clock), queue(spec), db(bed.db()), redis(bed.redis_client()) {
+E2eSystem::E2eSystem(const QueueSpec& spec, std::int64_t rows, ServerClock mysql_clock,
+                     ServerClock redis_clock)
+    : bed(mysql_clock, redis_clock), queue(spec), db(bed.db()), redis(bed.redis_client()) {
     create_e2e_table(db);
     insert_e2e_rows(db, 1, rows);
     config = bed.write_config({queue});

@@ -265,9 +265,21 @@ redis::Connection connect_redis_port(int port, std::chrono::milliseconds timeout
     return redis::Connection::open({"127.0.0.1", port}, login, timeout);
 }
 
-RedisServer::RedisServer(std::vector<std::string> extra_args)
-    : dir_("rowpump-redis-"), port_(free_port()), extra_args_(std::move(extra_args)) {
+RedisServer::RedisServer(ServerClock clock, std::vector<std::string> extra_args)
+    : dir_("rowpump-redis-"),
+      clock_(clock),
+      port_(free_port()),
+      extra_args_(std::move(extra_args)) {
+    if (clock_ == ServerClock::stepped) write_clock_offset(dir_.file("clock-offset"), {});
     start();
+}
+
+void RedisServer::set_clock_offset(std::chrono::seconds offset) {
+    if (clock_ != ServerClock::stepped) {
+        throw std::logic_error(
+            "RedisServer::set_clock_offset needs a server with ServerClock::stepped");
+    }
+    write_clock_offset(dir_.file("clock-offset"), offset);
 }
 
 RedisServer::~RedisServer() {
@@ -282,6 +294,11 @@ void RedisServer::start() {
     std::string server = find_program({"/usr/bin/redis-server", "/usr/local/bin/redis-server"});
     SpawnOptions options;
     options.stdout_path = log_path();
+    if (clock_ == ServerClock::stepped) {
+        // Not libfaketime: it cannot start redis-server (see wall_clock_shift.cpp).
+        options.env = {{"LD_PRELOAD", ROWPUMP_WALL_CLOCK_SHIFT},
+                       {"ROWPUMP_CLOCK_OFFSET_FILE", dir_.file("clock-offset")}};
+    }
     std::vector<std::string> argv{
         server,         "--bind", "127.0.0.1", "--port",   std::to_string(port_), "--save", "",
         "--appendonly", "no",     "--dir",     dir_.path()};

@@ -66,8 +66,11 @@ std::vector<std::string> redis_flags(int port) {
 }
 
 SdkWorker::SdkWorker(const Sdk& sdk, const TempDir& dir, std::vector<std::string> redis,
-                     std::string id, std::vector<std::string> flags, const std::string& queue)
-    : id_(std::move(id)), log_(dir.file(id_ + ".tasks")), output_(dir.file(id_ + ".out")) {
+                     std::string id, std::vector<std::string> flags, const std::string& queue,
+                     const std::string& files)
+    : id_(std::move(id)),
+      log_(dir.file((files.empty() ? id_ : files) + ".tasks")),
+      output_(dir.file((files.empty() ? id_ : files) + ".out")) {
     std::vector<std::string> argv = sdk.command;
     argv.insert(argv.end(), redis.begin(), redis.end());
     for (const std::string& flag : {std::string("--queue"), queue, std::string("--worker-id"), id_,

@@ -44,8 +44,11 @@ std::vector<LoggedTask> read_logged_tasks(const std::string& path);
 class SdkWorker {
 public:
     // `redis` names the Redis: {"--redis-host", H, "--redis-port", P} or Sentinel flags.
+    // `files`: the name of its task log and output in `dir` (default: the worker id), for
+    // several processes under one worker id.
     SdkWorker(const Sdk& sdk, const TempDir& dir, std::vector<std::string> redis, std::string id,
-              std::vector<std::string> flags, const std::string& queue = "users");
+              std::vector<std::string> flags, const std::string& queue = "users",
+              const std::string& files = "");
 
     const std::string& id() const { return id_; }
     ChildProcess& process() { return *process_; }

@@ -60,9 +60,15 @@ struct Scenario {
         return worker_on(sys.bed.redis.port(), id, std::move(flags));
     }
     std::unique_ptr<SdkWorker> worker_on(int port, const std::string& id,
-                                         std::vector<std::string> flags) {
+                                         std::vector<std::string> flags,
+                                         const std::string& files = "") {
         return std::make_unique<SdkWorker>(sdk, sys.bed.dir, redis_flags(port), id,
-                                           std::move(flags));
+                                           std::move(flags), "users", files);
+    }
+    // Another process under the worker id `id`, its task log and output named `files`.
+    std::unique_ptr<SdkWorker> process_of(const std::string& id, const std::string& files,
+                                          std::vector<std::string> flags) {
+        return worker_on(sys.bed.redis.port(), id, std::move(flags), files);
     }
 
     std::string row(const std::string& column, std::int64_t id) {
@@ -266,6 +272,128 @@ TEST_CASE("a killed worker's tasks are taken back and done once", "[conformance]
                   return t.id == lost.id && t.attempt == lost.attempt + 1;
               }) == 1);
     }
+    s.expect_no_bad_or_stale();
+}
+
+TEST_CASE("a worker restarted under its own name within the heartbeat TTL gives back what it held",
+          "[conformance]") {
+    const Sdk& sdk = current_sdk();
+    INFO("sdk " << sdk.name);
+    Scenario s(sdk, 20);
+    // A fixed worker id (a StatefulSet pod name): the process is killed holding 4 tasks and
+    // started again at once, while the old heartbeat (3 s) still lives. The new process waits
+    // for it to lapse (it is not renewed), takes the worker id over and reports what the old
+    // one held as retries: each runs once more, nothing stays stuck until the lease (5m).
+    const std::vector<std::string> flags = {"--threads",          "4",   "--batch", "1",
+                                            "--heartbeat-ttl-ms", "3000"};
+    auto old =
+        s.process_of("pod-0", "pod-0-old", with(kStatus1, with(flags, {"--work-ms", "60000"})));
+    REQUIRE(eventually(20s, [&] { return s.in_hand(*old) == 4; }));
+    const auto taken = parse_ready_all(list_all(s.sys.redis, s.sys.keys().processing("pod-0")));
+    old->process().kill();
+    REQUIRE(s.sys.redis.command({"EXISTS", s.sys.keys().heartbeat("pod-0")}).integer() == 1);
+
+    auto restarted = s.process_of("pod-0", "pod-0-new", with(kStatus1, flags));
+    const bool done = eventually(
+        40s, [&] { return s.sys.rows_left() == 0; }, 50ms);
+    INFO(s.sys.table_summary() << "\n" << restarted->output());
+    REQUIRE(done);
+    s.stop(*restarted);
+    CHECK(old->handled().empty());
+    CHECK(s.sys.rows_not_run_once() == 0);
+    const auto handled = restarted->handled();
+    CHECK(handled.size() == 20);
+    for (const auto& [id, times] : times_handled(handled)) {
+        INFO("task " << id);
+        CHECK(times == 1);
+    }
+    REQUIRE(taken.size() == 4);
+    for (const auto& lost : taken) {
+        INFO("task " << lost.id << " attempt " << lost.attempt << " held by the killed process");
+        CHECK(std::count_if(handled.begin(), handled.end(), [&](const LoggedTask& t) {
+                  return t.id == lost.id && t.attempt == lost.attempt + 1;
+              }) == 1);
+    }
+    s.expect_no_bad_or_stale();
+}
+
+TEST_CASE("a second live process under one worker id is refused, and runs nothing twice",
+          "[conformance]") {
+    const Sdk& sdk = current_sdk();
+    INFO("sdk " << sdk.name);
+    Scenario s(sdk, 120);
+    // Two processes given one worker id. The second must be refused with an error that names
+    // the id; had it run, its clean stop would delete the shared heartbeat, and the first's
+    // tasks in hand would be taken back (the reaper looks every second, the first beats every
+    // 5 s) and run twice.
+    const std::vector<std::string> flags = {
+        "--threads", "4", "--batch", "1", "--work-ms", "1000", "--heartbeat-ttl-ms", "15000"};
+    auto first = s.process_of("twin", "twin-1", with(kStatus1, flags));
+    REQUIRE(eventually(20s, [&] { return s.in_hand(*first) == 4; }));
+    auto second = s.process_of("twin", "twin-2", with(kStatus1, flags));
+    auto refused = second->process().wait(8s);
+    second->process().signal(SIGTERM);  // on code that lets it in: its clean stop
+    if (!refused) refused = second->process().wait(20s);
+    INFO("second output:\n" << second->output());
+    REQUIRE(refused);
+    CHECK(refused->describe() == "exit code 1");
+    CHECK(second->output().find("worker id 'twin' is in use by another live process") !=
+          std::string::npos);
+    CHECK(second->handled().empty());
+
+    const bool done = eventually(
+        60s, [&] { return s.sys.rows_left() == 0; }, 50ms);
+    INFO(s.sys.table_summary() << "\n" << first->output());
+    REQUIRE(done);
+    s.stop(*first);
+    auto handled = first->handled();
+    const auto more = second->handled();
+    handled.insert(handled.end(), more.begin(), more.end());
+    CHECK(handled.size() == 120);
+    for (const auto& [id, times] : times_handled(handled)) {
+        INFO("task " << id);
+        CHECK(times == 1);
+    }
+    CHECK(s.sys.rows_not_run_once() == 0);
+    CHECK(s.stat("reaped") == 0);
+    s.expect_no_bad_or_stale();
+}
+
+TEST_CASE("a worker built before fork runs in one child and is refused in the other",
+          "[conformance]") {
+    const Sdk& sdk = current_sdk();
+    INFO("sdk " << sdk.name);
+    if (sdk.name == "node") {
+        WARN("Node.js has no fork() of a running process: each process builds its own Worker");
+        return;
+    }
+    Scenario s(sdk, 12);
+    // The worker is built, then the process forks twice (a pre-forking server): both children
+    // hold the same worker, so the same worker id. Each process picks an incarnation of its
+    // own when it starts serving; the child that comes second is refused.
+    auto parent =
+        s.worker("forked", with(kStatus1, {"--fork", "2", "--threads", "4", "--batch", "1",
+                                           "--work-ms", "1000", "--heartbeat-ttl-ms", "3000"}));
+    const bool refused =
+        eventually(20s, [&] { return parent->output().find(" exit 1\n") != std::string::npos; });
+    const bool done = eventually(
+        40s, [&] { return s.sys.rows_left() == 0; }, 50ms);
+    parent->process().signal(SIGTERM);
+    s.expect_clean_exit(*parent);
+    const auto output = parent->output();
+    INFO(s.sys.table_summary() << "\noutput:\n" << output);
+    CHECK(refused);
+    REQUIRE(done);
+    CHECK(output.find("worker id 'forked' is in use by another live process") != std::string::npos);
+    CHECK(output.find(" exit 0\n") != std::string::npos);
+    const auto handled = parent->handled();
+    CHECK(handled.size() == 12);
+    for (const auto& [id, times] : times_handled(handled)) {
+        INFO("task " << id);
+        CHECK(times == 1);
+    }
+    CHECK(s.sys.rows_not_run_once() == 0);
+    CHECK(s.stat("reaped") == 0);
     s.expect_no_bad_or_stale();
 }
 

@@ -10,7 +10,8 @@
 #
 # Runs until SIGTERM/SIGINT, then finishes the task in hand, signs off and exits 0.
 # Exits 1 if no dispatcher announces the queue within 30 s, or if the dispatcher speaks
-# another protocol version than this script's (1; an absent field means 1).
+# another protocol version than this script's (1; an absent field means 1), or if another live
+# process holds WORKER_ID (README.md, "Protocol": one incarnation per process).
 set -u
 
 host=$1 port=$2 queue=$3 worker=$4 ttl_ms=${5:-10000} work_s=${6:-0} extend=${7:-}
@@ -37,6 +38,45 @@ end
 return accepted
 "
 
+# The heartbeat of this process: refreshed only while it is absent or ours (its value carries
+# our incarnation); the first beat reports what an earlier process under our worker id left
+# in the processing list as retries. Same code as common/lua/beat.lua (a unit test compares).
+beat_script="
+local held = redis.call('GET', KEYS[1])
+if held and not string.find(';' .. held .. ';', ';incarnation=' .. ARGV[4] .. ';', 1, true) then
+  return {held}
+end
+local left = {}
+if ARGV[5] and not held then left = redis.call('LRANGE', KEYS[3], 0, -1) end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[1])
+for i = 1, #left do
+  redis.call('RPUSH', KEYS[4], string.match(left[i], '^[^ ]*') .. ARGV[5])
+end
+if #left > 0 then redis.call('DEL', KEYS[3]) end
+return #left
+"
+
+# Sign off: our heartbeat only. Same code as common/lua/leave.lua (a unit test compares).
+leave_script="
+if ARGV[2] then
+  local held = redis.call('GET', KEYS[1])
+  if held and not string.find(';' .. held .. ';', ';incarnation=' .. ARGV[2] .. ';', 1, true) then
+    return -1
+  end
+end
+redis.call('DEL', KEYS[1])
+local left = redis.call('LLEN', KEYS[2])
+if left == 0 then
+  redis.call('SREM', KEYS[3], ARGV[1])
+end
+return left
+"
+
+# A process is its worker id plus an incarnation chosen at random when it starts.
+incarnation=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+left_reason=" retry reason=worker%20${worker}%20restarted%20before%20reporting%20it delay=0ms"
+
 # Beat every ttl/3. Each BLMOVE blocks for less than the heartbeat can lapse once we freeze
 # ((ttl - ttl/3) / 2, at most 1 s): Redis would still serve a longer block after the dispatcher
 # had given up on us, into a processing list nobody watches.
@@ -49,11 +89,46 @@ block=$(printf '%d.%03d' $((block_ms / 1000)) $((block_ms % 1000)))
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 cli() { redis-cli -h "$host" -p "$port" --raw "$@"; }
 
-# The heartbeat key goes first: a listed worker without one is a dead worker to the dispatcher.
+# One beat (the script sets the heartbeat before it lists us: a listed worker without one is a
+# dead worker to the dispatcher); with "first", this incarnation's first. Sets `other` to the
+# heartbeat's value when another incarnation holds it (the beat did nothing), else to "".
 beat() {
-  cli SET "$heartbeat" "$worker" PX "$ttl_ms" >/dev/null
-  cli SADD "$workers" "$worker" >/dev/null
-  last_beat=$(now_ms)
+  local reply
+  reply=$(redis-cli -h "$host" -p "$port" --no-raw EVAL "$beat_script" 4 "$heartbeat" "$workers" \
+    "$processing" "$done_list" "$worker" "incarnation=$incarnation" "$ttl_ms" "$incarnation" \
+    ${1:+"$left_reason"})
+  other=""
+  case $reply in
+    "(integer) "*) last_beat=$(now_ms) ;;
+    *) other=$(cli GET "$heartbeat"); [ -n "$other" ] || other="?" ;;
+  esac
+}
+
+in_use() {
+  echo "redis_cli_worker: worker id '$worker' is in use by another live process ($1) (heartbeat $heartbeat: '$other')" >&2
+  exit 1
+}
+
+# Another incarnation holds our worker id at start: a process just killed, whose heartbeat
+# lapses within its TTL, or a live one, which renews it. Wait for one or the other.
+take_over() {
+  local last value ttl
+  last=$(cli PTTL "$heartbeat")
+  while [ -n "$other" ]; do
+    [ "$last" = -1 ] && in_use "its heartbeat has no TTL"
+    sleep 0.1
+    ((stop)) && exit 0
+    value=$(cli GET "$heartbeat")
+    ttl=$(cli PTTL "$heartbeat")
+    if [ -z "$value" ]; then
+      beat first
+      last=$(cli PTTL "$heartbeat")
+    elif [ "$value" != "$other" ] || ((ttl > last)); then
+      in_use "it renewed its heartbeat"
+    else
+      last=$ttl
+    fi
+  done
 }
 
 stop=0
@@ -74,9 +149,16 @@ if [ "${protocol:-1}" != 1 ]; then
   exit 1
 fi
 
-beat
+beat first
+take_over
 while ((!stop)); do
-  (($(now_ms) - last_beat >= beat_ms)) && beat
+  if (($(now_ms) - last_beat >= beat_ms)); then
+    beat
+    if [ -n "$other" ]; then
+      echo "redis_cli_worker: worker id '$worker' was taken over by another process while this one's heartbeat had lapsed" >&2
+      exit 1
+    fi
+  fi
   message=$(cli BLMOVE "$ready" "$processing" LEFT RIGHT "$block")
   [ -n "$message" ] || continue
   head=${message%% *}  # <id>:<token>: fields (a payload) may follow after a space
@@ -89,7 +171,6 @@ while ((!stop)); do
   [ "$accepted" = 1 ] || echo "redis_cli_worker: report on '$message' came too late" >&2
 done
 
-# Sign off: drop the heartbeat; leave the workers set only with nothing left in hand.
-cli DEL "$heartbeat" >/dev/null
-[ "$(cli LLEN "$processing")" = 0 ] && cli SREM "$workers" "$worker" >/dev/null
+# Sign off: drop our heartbeat; leave the workers set only with nothing left in hand.
+cli EVAL "$leave_script" 3 "$heartbeat" "$processing" "$workers" "$worker" "$incarnation" >/dev/null
 exit 0

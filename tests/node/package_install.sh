@@ -18,7 +18,7 @@ work=$(cd "$work" && pwd)
 
 tarball=$(cd "$sdk" && npm pack --silent --pack-destination "$work/pack")
 tar -tzf "$work/pack/$tarball" >"$work/contents.txt"
-for file in package/index.js package/index.d.ts package/lua/complete.lua package/lua/take.lua \
+for file in package/index.js package/index.d.ts package/lua/complete.lua package/lua/take.lua package/lua/beat.lua \
     package/lib/worker.js package/conformance-worker.js package/README.md; do
     grep -qx "$file" "$work/contents.txt" || { echo "the package lacks $file"; cat "$work/contents.txt"; exit 1; }
 done

@@ -26,7 +26,8 @@ site=$work/root/usr/lib/python3/dist-packages
 for file in rowpump/__init__.py rowpump/worker.py rowpump/async_worker.py rowpump/py.typed \
     rowpump/details/serve_loop.py rowpump/protocol/messages.py \
     rowpump/protocol/lua/complete.lua rowpump/protocol/lua/take.lua rowpump/protocol/lua/leave.lua \
-    rowpump/protocol/lua/give_back.lua "rowpump-$version.dist-info/METADATA"; do
+    rowpump/protocol/lua/give_back.lua rowpump/protocol/lua/beat.lua \
+    "rowpump-$version.dist-info/METADATA"; do
     [[ -e $site/$file ]] || fail "the package lacks /usr/lib/python3/dist-packages/$file"
 done
 if find "$site" -name __pycache__ | grep -q .; then fail "the package ships __pycache__"; fi

@@ -18,6 +18,10 @@
 //                                (id and values percent-encoded as on the wire; NULL as a
 //                                bare name)
 //   --max-tasks N                stop after N handled tasks
+//   --fork N                     build the Worker, then fork N children that each run it
+//                                (a Worker built before fork()); the parent passes
+//                                SIGTERM/SIGINT on, prints "fork: child <i> exit <code>" as
+//                                each ends and exits 0 once all have
 //
 // Prints "worker_id=<id>" on stdout once started. SIGTERM/SIGINT: drain and exit 0.
 // Exit 1: the worker failed (unknown queue, ...); exit 2: bad flags.
@@ -25,6 +29,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -51,6 +57,7 @@ struct Args {
     std::optional<milliseconds> extend;
     std::string log_path;
     long max_tasks = 0;
+    int forks = 0;
 };
 
 rowpump::RedisEndpoint endpoint(const std::string& flag, const std::string& value) {
@@ -99,6 +106,8 @@ void apply_flag(Args& a, const std::string& flag, const std::string& value) {
         a.log_path = value;
     else if (flag == "--max-tasks")
         a.max_tasks = std::stol(value);
+    else if (flag == "--fork")
+        a.forks = std::stoi(value);
     else if (flag == "--fail-mode") {
         if (value != "none" && value != "retry" && value != "fail" && value != "throw" &&
             value != "hang") {
@@ -181,6 +190,45 @@ rowpump::Outcome outcome_for(const Args& a, const rowpump::Task& task) {
     return rowpump::Outcome::success(a.values);
 }
 
+// The parent of --fork: starts the children, passes stop signals on, waits for them all.
+template <typename Serve>
+int run_forked(const Args& a, const Serve& serve) {
+    std::map<pid_t, int> children;
+    for (int i = 1; i <= a.forks; ++i) {
+        const pid_t pid = fork();
+        if (pid < 0) throw std::runtime_error("fork failed");
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test that kills the parent ends us too
+            const int code = serve();
+            std::fflush(stdout);
+            std::fflush(stderr);
+            _exit(code);
+        }
+        children[pid] = i;
+    }
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    while (!children.empty()) {
+        const timespec poll{0, 50 * 1000 * 1000};
+        const int signal = sigtimedwait(&signals, nullptr, &poll);
+        if (signal > 0) {
+            for (const auto& child : children) kill(child.first, signal);
+        }
+        int status = 0;
+        for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
+            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            std::printf("fork: child %d exit %d\n", children[pid], code);
+            std::fflush(stdout);
+            children.erase(pid);
+        }
+    }
+    return 0;
+}
+
+int serve(const Args& a, rowpump::Worker& worker, const TaskLog& task_log, sigset_t signals);
+
 int run(const Args& a) {
     sigset_t signals;
     sigemptyset(&signals);
@@ -192,7 +240,11 @@ int run(const Args& a) {
     rowpump::Worker worker(a.options);
     std::printf("worker_id=%s\n", worker.worker_id().c_str());
     std::fflush(stdout);
+    if (a.forks > 0) return run_forked(a, [&] { return serve(a, worker, task_log, signals); });
+    return serve(a, worker, task_log, signals);
+}
 
+int serve(const Args& a, rowpump::Worker& worker, const TaskLog& task_log, sigset_t signals) {
     std::atomic<long> handled{0};
     int exit_code = 0;
     std::thread runner([&] {

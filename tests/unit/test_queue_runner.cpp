@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -118,6 +119,11 @@ public:
     }
     void move_aside(const std::vector<DoneEntry>& entries, StatsDelta) override {
         for (const auto& entry : entries) state_.set_aside.push_back(entry.message);
+    }
+    std::int64_t server_time_ms() override {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
     }
     std::vector<ReapedWorker> reap_dead_workers() override {
         auto workers = std::move(state_.dead_workers);

@@ -68,6 +68,16 @@ TEST_CASE("the redis-cli worker runs the protocol's complete script", "[scripts]
     CHECK(normalised(copy) == normalised(kComplete));
 }
 
+TEST_CASE("the redis-cli worker runs the protocol's beat and leave scripts", "[scripts]") {
+    const auto worker = read_source("tests/integration/redis_cli_worker.sh");
+    for (const std::string name : {"beat", "leave"}) {
+        INFO(name);
+        const auto copy = quoted_after(worker, name + "_script=\"");
+        REQUIRE(!copy.empty());
+        CHECK(normalised(copy) == normalised(code_of(read_source("common/lua/" + name + ".lua"))));
+    }
+}
+
 TEST_CASE("the README quotes the protocol's complete script", "[scripts]") {
     const auto readme = read_source("README.md");
     const auto protocol = readme.find("## Protocol");

@@ -28,7 +28,12 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Tasks a slot takes per round trip: 0 (default) adaptive, 1 to 1000 exactly up to that. */
   batch?: number;
-  /** Default: `<hostname>-<pid>-<6 hex digits>`. [A-Za-z0-9_.-]{1,64}. */
+  /**
+   * Default: `<hostname>-<pid>-<6 hex digits>`. [A-Za-z0-9_.-]{1,64}. One process at a time:
+   * a restart under the same id waits for the earlier process's heartbeat to lapse and gives
+   * back what it held; a second live process under the id is refused (run() rejects with
+   * RowpumpError).
+   */
   workerId?: string;
   /** Milliseconds. The dispatcher takes tasks back this long after the worker died. Default 10000. */
   heartbeatTtl?: number;

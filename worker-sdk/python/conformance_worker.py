@@ -19,6 +19,10 @@ flags, the same flags as the C++ tests/tools/test_worker.cpp plus a few.
                                     bare name)
   --max-tasks N                     stop after N handled tasks
   --mode thread|async               Worker (default) or AsyncWorker (--threads is its concurrency)
+  --fork N                          build the worker, then fork N children that each run it (a
+                                    worker built before fork); the parent passes SIGTERM/SIGINT
+                                    on, prints "fork: child <i> exit <code>" as each ends and
+                                    exits 0 once all have
 
 Prints "worker_id=<id>" on stdout once started. SIGTERM/SIGINT: finish the tasks in hand,
 exit 0. Exit 1 on failure (unknown queue, ...), 2 on bad flags.
@@ -60,6 +64,7 @@ class Args:
     log: str = ""
     max_tasks: int = 0
     mode: str = "thread"
+    forks: int = 0
 
 
 class BadFlags(Exception):
@@ -79,7 +84,7 @@ def apply_flag(a: Args, flag: str, value: str) -> None:
         "--heartbeat-ttl-ms": "heartbeat_ttl_ms", "--queue-wait-ms": "queue_wait_ms",
         "--fetch-timeout-ms": "fetch_timeout_ms", "--work-ms": "work_ms",
         "--retry-delay-ms": "retry_delay_ms", "--extend-ms": "extend_ms",
-        "--timeout-ms": "timeout_ms", "--max-tasks": "max_tasks",
+        "--timeout-ms": "timeout_ms", "--max-tasks": "max_tasks", "--fork": "forks",
     }
     if flag == "--redis-port":
         a.redis.port = number(flag, value)
@@ -191,6 +196,46 @@ def outcome_for(a: Args, task: rowpump.Task) -> rowpump.Outcome:
     return rowpump.ok(a.values)
 
 
+def die_with_parent() -> None:
+    """A test that kills the --fork parent ends its children too (Linux prctl)."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def forked(a: Args, signals: EarlySignals, serve: Callable[[], None]) -> None:
+    """Runs ``serve`` here, or with --fork in that many children of this process."""
+    if a.forks == 0:
+        serve()
+        return
+    children: Dict[int, int] = {}
+    for i in range(1, a.forks + 1):
+        pid = os.fork()
+        if pid == 0:
+            die_with_parent()
+            code = 0
+            try:
+                serve()
+            except (rowpump.Error, OSError) as e:
+                print(f"conformance_worker: {e}", file=sys.stderr)
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        children[pid] = i
+
+    def pass_on() -> None:
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+
+    signals.attach(pass_on)
+    while children:
+        pid, status = os.waitpid(-1, 0)
+        print(f"fork: child {children.pop(pid)} exit {os.waitstatus_to_exitcode(status)}",
+              flush=True)
+
+
 def run_threads(a: Args, task_log: TaskLog, signals: EarlySignals) -> None:
     worker = rowpump.Worker(
         a.queue, a.redis, threads=a.threads, batch=a.batch, worker_id=a.worker_id,
@@ -213,7 +258,7 @@ def run_threads(a: Args, task_log: TaskLog, signals: EarlySignals) -> None:
             return rowpump.retry("test worker: cancelled")
         return outcome_for(a, task)
 
-    worker.run(handle)
+    forked(a, signals, lambda: worker.run(handle))
 
 
 def run_async(a: Args, task_log: TaskLog, signals: EarlySignals) -> None:
@@ -237,7 +282,7 @@ def run_async(a: Args, task_log: TaskLog, signals: EarlySignals) -> None:
             await asyncio.Event().wait()
         return outcome_for(a, task)
 
-    asyncio.run(worker.run(handle))
+    forked(a, signals, lambda: asyncio.run(worker.run(handle)))
 
 
 def main(argv: List[str]) -> int:

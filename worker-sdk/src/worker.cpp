@@ -80,6 +80,8 @@ void Worker::Impl::serve_on_threads(const Handler& handler) {
     for (auto& t : threads) t.join();
     membership.leave();
     if (error) std::rethrow_exception(error);
+    const auto superseded = membership.superseded();
+    if (!superseded.empty()) throw Error(superseded);
 }
 
 const char* version() noexcept {

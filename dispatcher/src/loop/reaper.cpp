@@ -11,6 +11,26 @@ namespace rowpump {
 
 void Reaper::reap(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
     next_reap_ = Clock::now() + queue_.reap_interval;
+    const auto clock = redis_clock_.look(redis.server_time_ms(), Clock::now());
+    if (clock.step) {
+        const auto step = clock.step->count();
+        if (step > 0) {
+            spdlog::warn(
+                "queue {}: the Redis server's clock stepped forward by {} ms since the last "
+                "look: heartbeats that expired with it are not taken for dead workers; "
+                "taking nothing back for {} ms, while live workers beat again",
+                label_, step, RedisClockWatch::kStepGrace.count());
+        } else {
+            spdlog::warn(
+                "queue {}: the Redis server's clock stepped back by {} ms since the last look: "
+                "the heartbeats of workers that die now expire that much later",
+                label_, -step);
+        }
+    }
+    if (!clock.reap) {
+        apply(redis, outcomes, path);
+        return;
+    }
     for (auto& worker : redis.reap_dead_workers()) {
         if (worker.reported > 0) {  // with shards: reported as retries, applied by each shard
             metrics_.add(Counter::reaped, static_cast<std::int64_t>(worker.reported));

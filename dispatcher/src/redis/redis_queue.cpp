@@ -67,7 +67,7 @@ void load_scripts(redis::Connection& conn) {
                &protocol::kResignScript, &protocol::kAckDoneScript, &protocol::kHeldScript,
                &protocol::kRouteDoneScript, &protocol::kReapToDoneScript,
                &protocol::kTakeDoneScript, &protocol::kCompleteScript, &protocol::kTakeScript,
-               &protocol::kLeaveScript, &protocol::kGiveBackScript});
+               &protocol::kLeaveScript, &protocol::kGiveBackScript, &protocol::kBeatScript});
 }
 
 bool is_wrong_type(const redis::ReplyError& error) {
@@ -348,6 +348,16 @@ void RedisQueue::append_aside(const std::vector<std::string>& bad, StatsDelta st
     }
     stats[protocol::kStatBad] += static_cast<std::int64_t>(bad.size());
     append_stats(stats, replies);
+}
+
+std::int64_t RedisQueue::server_time_ms() {
+    const auto time = conn_.command({"TIME"}).strings();
+    if (time.size() != 2) throw redis::ReplyError("TIME: not a (seconds, microseconds) pair");
+    try {
+        return std::stoll(time[0]) * 1000 + std::stoll(time[1]) / 1000;
+    } catch (const std::exception&) {
+        throw redis::ReplyError("TIME: not a (seconds, microseconds) pair");
+    }
 }
 
 std::vector<ReapedWorker> RedisQueue::reap_dead_workers() {

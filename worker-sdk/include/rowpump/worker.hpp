@@ -55,7 +55,11 @@ struct WorkerOptions {
     // worker blocking in Redis for it).
     int batch = 0;
     milliseconds queue_wait{30000};  // how long to wait for the dispatcher to announce the queue
-    std::string worker_id;           // empty: <hostname>-<pid>-<random>
+    // Empty: <hostname>-<pid>-<random>. One process at a time per worker id: each process
+    // (a child after fork() too) serves as an incarnation of its own; a restart under the same
+    // id waits for the earlier process's heartbeat to lapse and gives back what it held, and
+    // a second live process under the id is refused (README.md, "Protocol").
+    std::string worker_id;
     // The handler's deadline in run(); 0: none. A task's own "timeout_ms" field, when its
     // ready message has one, overrides it. Past the deadline the task is reported as a retry
     // with reason "timeout", Task::cancelled() turns true and the thread takes the next task;
@@ -112,7 +116,9 @@ public:
     // Runs `handler` on options.threads threads until stop(), then drains: no new fetches,
     // tasks in hand finish and are reported. Survives Redis outages (waits and reconnects).
     // Throws Error if the queue is unknown, or if its dispatcher speaks another protocol
-    // version (README.md, "Protocol version"): then nothing is taken.
+    // version (README.md, "Protocol version"), or if another live process holds worker_id:
+    // then nothing is taken. Also throws Error, after draining, when another process took
+    // worker_id over while this one's heartbeat had lapsed.
     void run(const Handler& handler);
 
     // Asks run() to drain and return. Safe from any thread; only stores to an atomic flag,

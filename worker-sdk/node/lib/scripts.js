@@ -48,7 +48,7 @@ function isNoScript(error) {
   return Boolean(error && typeof error.message === 'string' && error.message.startsWith('NOSCRIPT'));
 }
 
-const SCRIPT_NAMES = ['complete', 'take', 'leave', 'give_back'];
+const SCRIPT_NAMES = ['complete', 'take', 'leave', 'give_back', 'beat'];
 
 // One Script object per name, loaded once per process.
 const scripts = {
@@ -56,6 +56,7 @@ const scripts = {
   take: new Script('take'), // take up to N tasks without blocking
   leave: new Script('leave'), // sign off
   giveBack: new Script('give_back'), // everything in hand back to the ready list
+  beat: new Script('beat'), // the heartbeat of one incarnation of a worker id
 };
 
 module.exports = { Script, scripts, isNoScript, SCRIPT_NAMES };

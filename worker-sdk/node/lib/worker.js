@@ -95,6 +95,7 @@ class Worker {
     await Promise.all(loops);
     await this.membership.leave(this.control);
     if (error) throw error;
+    if (this.membership.superseded) throw new RowpumpError(this.membership.superseded);
   }
 
   // Asks run() to drain and end. Resolves when it has: every task in hand reported and the

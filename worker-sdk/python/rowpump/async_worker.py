@@ -18,6 +18,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .details.async_route import AsyncRoute
+from .details import incarnation
 from .details.backoff import Backoff
 from .details.deadline import task_deadline_ms
 from .details.held_tasks import ORPHAN_AGE
@@ -79,6 +80,9 @@ class AsyncWorker:
         self._suspects_at = 0.0
         self._looking = False  # a coroutine is looking for orphans
         self._beat_on = ""
+        self._incarnation = ""  # chosen at each run, in the process that runs
+        self._superseded = ""  # why this process gave the worker id up while serving
+        self._beat_quit = False  # run() is done with the heartbeat
         self.bad_messages = 0
 
     @property
@@ -111,6 +115,7 @@ class AsyncWorker:
         try:
             if not await self._join():
                 return
+            self._beat_quit = False
             beating = asyncio.ensure_future(self._beat_loop())
             try:
                 results = await asyncio.gather(
@@ -118,12 +123,15 @@ class AsyncWorker:
                     return_exceptions=True,
                 )
             finally:
+                self._beat_quit = True  # should the cancellation be lost in redis-py
                 beating.cancel()
                 await asyncio.gather(beating, return_exceptions=True)
                 await self._leave()
             for result in results:
                 if isinstance(result, BaseException):
                     raise result
+            if self._superseded:
+                raise Error(self._superseded)
         finally:
             for number in installed:
                 loop.remove_signal_handler(number)
@@ -147,12 +155,13 @@ class AsyncWorker:
     async def _join(self) -> bool:
         deadline = time.monotonic() + self._options.queue_wait_ms / 1000
         backoff = Backoff()
+        self._incarnation = incarnation.new_incarnation()
         while True:
             try:
                 if not await self._wait_for_queue(deadline):
                     return False
-                await self._beat()
-                return True
+                other = await self._beat(first=True)
+                return other is None or await self._take_over(other)
             except RedisError as e:
                 if not is_outage(e):
                     raise Error(f"redis {self._address.describe()}: {e}") from e
@@ -179,7 +188,9 @@ class AsyncWorker:
                 return False
             await asyncio.sleep(min(QUEUE_POLL, deadline - now))
 
-    async def _beat(self) -> None:
+    async def _beat(self, first: bool = False) -> Optional[str]:
+        """beat.lua: None when the beat went through, else the heartbeat's value (another
+        incarnation's)."""
         route = self._routed()
         replicated = self._address.replicated
         node = await route.node() if replicated else ""
@@ -190,29 +201,83 @@ class AsyncWorker:
                 self._log.line(f"Redis failed over: gave {given} task(s) in hand back to the "
                                "ready list; they run again")
 
-        async def beat(c: Any) -> Any:
-            pipe = c.pipeline(transaction=False)
-            pipe.set(self._heartbeat_key,
-                     format_worker_info(self._done, self._options.heartbeat_ttl_ms),
-                     px=self._options.heartbeat_ttl_ms)
-            pipe.sadd(self._keys.workers, self._options.worker_id)
-            pipe.hget(self._keys.meta, "values")
-            return await pipe.execute()
-
-        _, _, values = await route.run(beat)
+        keys = incarnation.beat_keys(self._keys, self._options.worker_id)
+        args = incarnation.beat_args(
+            self._options.worker_id, format_worker_info(self._done, self._options.heartbeat_ttl_ms),
+            self._options.heartbeat_ttl_ms, self._incarnation, first)
+        reply = await route.run(lambda c: scripts.BEAT.call_async(c, keys, args))
+        other = incarnation.beat_reply(reply)
+        if other is not None:
+            return other
+        left = incarnation.left_tasks(reply)
+        if left:
+            self._log.line(f"gave {left} task(s) left in {self._processing} by an earlier process "
+                           f"of worker id '{self._options.worker_id}' back as retries")
+        values = await route.run(lambda c: c.hget(self._keys.meta, "values"))
         if values is not None:
             self._declared.update(values)
         self._log.redis_ok()
         self._beat_on = node
+        return None
+
+    async def _take_over(self, other: str) -> bool:
+        """After the first beat found ``other`` in the heartbeat: waits until it lapses (then
+        beats) or is renewed (then raises Error). False when stop came first."""
+        self._log.line(f"worker id '{self._options.worker_id}' has a heartbeat of another "
+                       "process; starting once it lapses")
+        route = self._routed()
+
+        async def look(c: Any) -> Any:
+            pipe = c.pipeline(transaction=False)
+            pipe.get(self._heartbeat_key)
+            pipe.pttl(self._heartbeat_key)
+            return await pipe.execute()
+
+        last_ttl = await route.run(lambda c: c.pttl(self._heartbeat_key))
+        while True:
+            why = incarnation.renewed(other, last_ttl, other, last_ttl)
+            if why:
+                raise incarnation.in_use(self._options.worker_id, self._heartbeat_key, other, why)
+            await self._sleep_unless_stopped(incarnation.TAKE_OVER_POLL)
+            if self._stop.is_set():
+                return False
+            value, ttl = await route.run(look)
+            if value is None:  # it lapsed or its process stopped: ours, unless another came first
+                again = await self._beat(first=True)
+                if again is None:
+                    return True
+                other = again
+                last_ttl = await route.run(lambda c: c.pttl(self._heartbeat_key))
+                continue
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", "replace")
+            why = incarnation.renewed(other, last_ttl, value, ttl)
+            if why:
+                raise incarnation.in_use(self._options.worker_id, self._heartbeat_key, other, why)
+            last_ttl = ttl
 
     async def _beat_loop(self) -> None:
         interval = self._options.heartbeat_interval_ms / 1000
         backoff = Backoff()
         wait = interval
         while True:
-            await asyncio.sleep(wait)
+            # In short sleeps that look at _beat_quit: redis-py (4.3 with async_timeout 4.0)
+            # can swallow the cancellation of a beat that is in a command at that moment.
+            until = time.monotonic() + wait
+            while time.monotonic() < until:
+                if self._beat_quit:
+                    return
+                await asyncio.sleep(min(0.05, wait))
             try:
-                await self._beat()
+                other = await self._beat()
+                if other is not None:
+                    # Ours lapsed and another process took the worker id over (and gave back
+                    # what we held): stop taking tasks into a list that is no longer ours.
+                    self._superseded = incarnation.taken_over(
+                        self._options.worker_id, self._heartbeat_key, other)
+                    self._log.line(self._superseded)
+                    self._stop.set()
+                    return
                 backoff.reset()
                 wait = interval
             except RedisError as e:
@@ -224,9 +289,12 @@ class AsyncWorker:
         backoff = Backoff()
         for attempt in (1, 2, 3):
             try:
-                left = await self._routed().run(
-                    lambda c: scripts.LEAVE.call_async(c, keys, [self._options.worker_id]))
-                if left:
+                left = await self._routed().run(lambda c: scripts.LEAVE.call_async(
+                    c, keys, [self._options.worker_id, self._incarnation]))
+                if left == -1:
+                    self._log.line("left the heartbeat alone: another process holds worker id "
+                                   f"'{self._options.worker_id}'")
+                elif left:
                     self._log.line(f"{left} task(s) left in {self._processing}; "
                                    "the dispatcher takes them back")
                 return

@@ -48,6 +48,11 @@ class Worker:
     - ``timeout`` (none): the handler's deadline per task; a task with a ``timeout_ms`` field
       uses that instead. Past it the task is reported as a retry with reason ``timeout``.
 
+    One process at a time per ``worker_id``: each process (a child after ``os.fork()`` too)
+    serves as an incarnation of its own. A restart under the same id waits for the earlier
+    process's heartbeat to lapse and gives back what it held; a second live process under the
+    id is refused with ``Error`` (README "Protocol").
+
     ``batch``: tasks a thread takes per Redis round trip; 0 (the default) is adaptive (1, and
     more while handlers are fast and the ready list is full, up to 16), 1 to 1000 exactly that.
     ``log`` receives one line per problem the worker survives; without it they go to stderr.
@@ -111,6 +116,8 @@ class Worker:
                 self._serve_on_threads(handler)
             finally:
                 self._membership.leave()
+            if self._membership.superseded:
+                raise Error(self._membership.superseded)
 
     def _serve_on_threads(self, handler: Handler) -> None:
         errors: List[BaseException] = []

@@ -9,7 +9,7 @@ from rowpump.protocol import scripts
 
 ROOT = Path(__file__).resolve().parents[3]
 CPP_NAMES = {"complete": "kCompleteScript", "take": "kTakeScript", "leave": "kLeaveScript",
-             "give_back": "kGiveBackScript"}
+             "give_back": "kGiveBackScript", "beat": "kBeatScript"}
 
 
 def cpp_text(name: str) -> str:

@@ -41,7 +41,8 @@ QueueSpec e2e_queue();
 // columns, and `rowpump run` as a child process.
 struct E2eSystem {
     E2eSystem(const QueueSpec& queue, std::int64_t rows,
-              ServerClock mysql_clock = ServerClock::real);
+              ServerClock mysql_clock = ServerClock::real,
+              ServerClock redis_clock = ServerClock::real);
 
     std::string queue_name() const { return queue.name; }
     protocol::Keys keys() const { return protocol::keys_for(queue.name); }

@@ -81,8 +81,13 @@ private:
 class RedisServer {
 public:
     // Started; no persistence, so a restart starts empty. `extra_args` are more
-    // redis-server options ("--cluster-enabled", "yes", ...).
-    explicit RedisServer(std::vector<std::string> extra_args = {});
+    // redis-server options ("--cluster-enabled", "yes", ...). With ServerClock::stepped the
+    // server's wall clock (key expiry, TIME) runs set_clock_offset() from ours, through a
+    // preloaded library of ours (src/wall_clock_shift.cpp; libfaketime cannot start Debian's
+    // redis-server).
+    explicit RedisServer(std::vector<std::string> extra_args = {})
+        : RedisServer(ServerClock::real, std::move(extra_args)) {}
+    explicit RedisServer(ServerClock clock, std::vector<std::string> extra_args = {});
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -95,6 +100,9 @@ public:
     void stop();
     void kill();
     bool running();
+    // The server's wall clock from now on runs `offset` ahead of ours (behind when
+    // negative); its monotonic clock is left alone. Only with ServerClock::stepped.
+    void set_clock_offset(std::chrono::seconds offset);
 
     RedisAddress options() const;
     redis::Connection connect() const;

@@ -22,7 +22,8 @@ namespace rowpump::testing {
 
 struct TestBed {
     TestBed() = default;
-    explicit TestBed(ServerClock mysql_clock) : mysql(mysql_clock) {}
+    explicit TestBed(ServerClock mysql_clock, ServerClock redis_clock = ServerClock::real)
+        : mysql(mysql_clock), redis(redis_clock) {}
 
     TempDir dir{"rowpump-it-"};
     MariaDb mysql;

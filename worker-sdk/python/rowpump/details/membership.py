@@ -3,6 +3,7 @@ announced, the heartbeat beats), staying listed, and leaving."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Callable, Optional
@@ -16,6 +17,7 @@ from redis.exceptions import (
     TimeoutError as RedisTimeoutError,
 )
 
+from . import incarnation
 from .backoff import Backoff
 from .options import Options
 from .route import Route
@@ -85,17 +87,29 @@ class Membership:
         self._beat_on = ""  # the node of the last beat that went through
         self._quit: Optional[threading.Event] = None
         self._thread: Optional[threading.Thread] = None
+        self._incarnation = ""  # chosen at each join
+        self._pid = 0  # the process that joined
+        self.superseded = ""
+        """Why this process gave the worker id up while serving (another incarnation took the
+        heartbeat over: ours had lapsed), "" while it holds it; set before it stops."""
 
     def join(self, survive_outages: bool) -> bool:
         """Before the first fetch; returns at once when already joined. With
         ``survive_outages``, waits out Redis outages and returns False if stop came first;
         without, raises ConnectionError. Raises Error when the queue stays unknown past
-        ``queue_wait``."""
-        if self._joined:
+        ``queue_wait``, and when another live process holds the worker id. In a child after
+        fork (another pid), starts over with an incarnation of its own."""
+        if self._joined and self._pid == os.getpid():
             return True
         with self._lock:
             if self._joined:
-                return True
+                if self._pid == os.getpid():
+                    return True
+                self._joined = False  # a child after fork: the heartbeat thread is the parent's
+            if self.superseded:
+                raise Error(self.superseded)
+            self._incarnation = incarnation.new_incarnation()
+            self._pid = os.getpid()
             deadline = time.monotonic() + self._options.queue_wait_ms / 1000
             backoff = Backoff()
             while True:
@@ -104,7 +118,9 @@ class Membership:
                         return False
                     # The first beat precedes the first fetch: the dispatcher never sees
                     # tasks in our processing list without a heartbeat.
-                    self._beat()
+                    other = self._beat(first=True)
+                    if other is not None and not self._take_over(other):
+                        return False
                     break
                 except RedisError as e:
                     self._route.broken(e)
@@ -141,7 +157,9 @@ class Membership:
                 return False
             time.sleep(min(QUEUE_POLL, deadline - now))
 
-    def _beat(self) -> None:
+    def _beat(self, first: bool = False) -> Optional[str]:
+        """beat.lua: None when the beat went through, else the heartbeat's value (another
+        incarnation's)."""
         # With Sentinel or Cluster, the queue's node changing means a failover (or a
         # resharding), which may have lost reports: the tasks in our processing list go back
         # (README "What a failover costs"). Judged by the node, not by a failure.
@@ -149,22 +167,69 @@ class Membership:
         node = self._route.node() if replicated else ""
         if replicated and self._beat_on and node != self._beat_on:
             self._give_back()
-
-        def beat(client):  # type: ignore[no-untyped-def]
-            pipe = client.pipeline(transaction=False)
-            # SET before SADD: a listed worker without a heartbeat is one the dispatcher reaps.
-            pipe.set(self._heartbeat_key,
-                     format_worker_info(self._done(), self._options.heartbeat_ttl_ms),
-                     px=self._options.heartbeat_ttl_ms)
-            pipe.sadd(self._keys.workers, self._options.worker_id)
-            pipe.hget(self._keys.meta, "values")
-            return pipe.execute()
-
-        _, _, values = self._route.run(beat)
+        keys = incarnation.beat_keys(self._keys, self._options.worker_id)
+        args = incarnation.beat_args(
+            self._options.worker_id,
+            format_worker_info(self._done(), self._options.heartbeat_ttl_ms),
+            self._options.heartbeat_ttl_ms, self._incarnation, first)
+        reply = self._route.run(lambda c: scripts.BEAT.call(c, keys, args))
+        other = incarnation.beat_reply(reply)
+        if other is not None:
+            return other
+        left = incarnation.left_tasks(reply)
+        if left:
+            self._log.line(f"gave {left} task(s) left in {self._processing} by an earlier process "
+                           f"of worker id '{self._options.worker_id}' back as retries")
+        values = self._route.run(lambda c: c.hget(self._keys.meta, "values"))
         if values is not None:  # the dispatcher may be restarted with another on_success
             self._declared.update(values)
         self._log.redis_ok()
         self._beat_on = node
+        return None
+
+    def _take_over(self, other: str) -> bool:
+        """After the first beat found ``other`` in the heartbeat: waits until it lapses (then
+        beats) or is renewed (then raises Error). False when stop came first."""
+        self._log.line(f"worker id '{self._options.worker_id}' has a heartbeat of another "
+                       "process; starting once it lapses")
+
+        def look(client):  # type: ignore[no-untyped-def]
+            pipe = client.pipeline(transaction=False)
+            pipe.get(self._heartbeat_key)
+            pipe.pttl(self._heartbeat_key)
+            return pipe.execute()
+
+        last_ttl = self._route.run(lambda c: c.pttl(self._heartbeat_key))
+        while True:
+            why = incarnation.renewed(other, last_ttl, other, last_ttl)
+            if why:
+                raise incarnation.in_use(self._options.worker_id, self._heartbeat_key, other, why)
+            if self._stop.wait(incarnation.TAKE_OVER_POLL):
+                return False
+            value, ttl = self._route.run(look)
+            if value is None:  # it lapsed or its process stopped: ours, unless another came first
+                again = self._beat(first=True)
+                if again is None:
+                    return True
+                other = again
+                last_ttl = self._route.run(lambda c: c.pttl(self._heartbeat_key))
+                continue
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", "replace")
+            why = incarnation.renewed(other, last_ttl, value, ttl)
+            if why:
+                raise incarnation.in_use(self._options.worker_id, self._heartbeat_key, other, why)
+            last_ttl = ttl
+
+    def _keep_beating(self) -> None:
+        other = self._beat()
+        if other is not None:
+            # Ours lapsed and another process took the worker id over (and gave back what we
+            # held): stop taking tasks into a list that is no longer ours.
+            self.superseded = incarnation.taken_over(
+                self._options.worker_id, self._heartbeat_key, other)
+            self._log.line(self.superseded)
+            self._stop.set()
 
     def _give_back(self) -> None:
         given = self._route.run(
@@ -182,7 +247,7 @@ class Membership:
         wait = interval
         while not quit_event.wait(wait):
             try:
-                self._beat()
+                self._keep_beating()
                 backoff.reset()
                 wait = interval
             except RedisError as e:
@@ -199,17 +264,23 @@ class Membership:
             if not self._joined:
                 return
             assert self._quit is not None and self._thread is not None
+            self._joined = False
+            if self._pid != os.getpid():  # a child after fork: the heartbeat is the parent's
+                return
             self._quit.set()  # first, so no beat can list us again after we leave
             self._thread.join()
-            self._joined = False
             keys = [self._heartbeat_key, self._processing, self._keys.workers]
             backoff = Backoff()
             for attempt in (1, 2, 3):
                 try:
                     left = self._route.run(
-                        lambda c: scripts.LEAVE.call(c, keys, [self._options.worker_id])
+                        lambda c: scripts.LEAVE.call(
+                            c, keys, [self._options.worker_id, self._incarnation])
                     )
-                    if left:
+                    if left == -1:
+                        self._log.line("left the heartbeat alone: another process holds worker "
+                                       f"id '{self._options.worker_id}'")
+                    elif left:
                         self._log.line(
                             f"{left} task(s) left in {self._processing}; "
                             "the dispatcher takes them back"

@@ -1,5 +1,5 @@
 """The Lua scripts a worker runs, kept as package data in ``rowpump/protocol/lua/`` (the same text as
-``common/src/scripts.cpp``; a unit test checks that). Each is sent with EVALSHA first and
+``common/lua/``; a unit test checks that). Each is sent with EVALSHA first and
 with EVAL when Redis does not have it (NOSCRIPT), like the C++ SDK's ``Script``. A Redis user
 that may run loaded scripts only (README, "Least privilege": no EVAL) gets ``ScriptsNotLoaded``
 then, a Redis error the worker retries with backoff: the dispatcher loads every script again
@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from redis.exceptions import NoPermissionError, NoScriptError, ResponseError
 
-SCRIPT_NAMES = ("complete", "take", "leave", "give_back")
+SCRIPT_NAMES = ("complete", "take", "leave", "give_back", "beat")
 """The scripts a worker uses, by file name (``rowpump/protocol/lua/<name>.lua``)."""
 
 
@@ -71,3 +71,5 @@ LEAVE = Script.load("leave")
 """Deletes the heartbeat; unlists the worker if its processing list is empty."""
 GIVE_BACK = Script.load("give_back")
 """Moves everything in the processing list back to the head of the ready list."""
+BEAT = Script.load("beat")
+"""The heartbeat of one incarnation of a worker id (refused while another holds it)."""

@@ -14,6 +14,7 @@ extern const redis::Script kCompleteScript;  // complete.lua: report outcomes
 extern const redis::Script kTakeScript;      // take.lua: take several tasks without blocking
 extern const redis::Script kLeaveScript;     // leave.lua: sign off after a clean stop
 extern const redis::Script kGiveBackScript;  // give_back.lua: after a failover, give tasks back
+extern const redis::Script kBeatScript;      // beat.lua: the heartbeat of one incarnation
 
 // Run by the dispatcher.
 extern const redis::Script kLeadScript;      // lead.lua: take or renew the leader lock

@@ -12,6 +12,7 @@
 #include "rowpump/dispatcher/loop/claim_path.hpp"
 #include "rowpump/dispatcher/loop/outcomes.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
+#include "rowpump/dispatcher/loop/redis_clock_watch.hpp"
 #include "rowpump/dispatcher/observe/queue_metrics.hpp"
 #include "rowpump/dispatcher/redis/redis_side.hpp"
 
@@ -25,7 +26,8 @@ public:
     // Every reap_interval, and while tasks taken back wait to be applied.
     bool due(TimePoint now) const { return !reaped_.empty() || now >= next_reap_; }
     // Takes back the dead workers' tasks, applies them on `outcomes`, moves the refused ones
-    // aside and counts them in Redis, and tells `path` they are finished.
+    // aside and counts them in Redis, and tells `path` they are finished. Takes nothing back
+    // for a while after the Redis server's clock stepped forward (RedisClockWatch).
     void reap(RedisSide& redis, Outcomes& outcomes, ClaimPath& path);
     // Taken back, not yet applied (those marked `locked` wait for their row's lock).
     const std::vector<DoneEntry>& pending() const { return reaped_; }
@@ -37,6 +39,7 @@ private:
     const std::string label_;
     QueueMetrics& metrics_;
     TimePoint next_reap_{};
+    RedisClockWatch redis_clock_;
     std::vector<DoneEntry> reaped_;
 };
 

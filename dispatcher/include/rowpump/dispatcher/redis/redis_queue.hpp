@@ -56,6 +56,7 @@ public:
     void move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats) override;
     // Takes back the tasks held by workers whose heartbeat expired.
     std::vector<ReapedWorker> reap_dead_workers() override;
+    std::int64_t server_time_ms() override;
     // Which of `messages` (ready messages) are still held: waiting in the ready list, in a
     // listed worker's processing list, or reported in the done list (common/lua/held.lua).
     std::vector<std::string> held(const std::vector<std::string>& messages) override;

@@ -94,6 +94,8 @@ public:
                                         StatsDelta stats) = 0;
     virtual void move_aside(const std::vector<DoneEntry>& entries, StatsDelta stats) = 0;
     virtual std::vector<ReapedWorker> reap_dead_workers() = 0;
+    // The Redis server's wall clock (TIME), in ms since the epoch.
+    virtual std::int64_t server_time_ms() = 0;
     virtual std::vector<std::string> held(const std::vector<std::string>& messages) = 0;
     virtual std::vector<std::string> held_all() = 0;
     virtual void add_stats(const StatsDelta& stats) = 0;

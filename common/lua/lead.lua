@@ -31,9 +31,11 @@ local function epoch()
 end
 if holder and holder ~= ARGV[1] then return {holder, '0', epoch()} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if epoch() == '' then
+local current = epoch()
+if current == '' then
   redis.call('DEL', KEYS[2])
   redis.call('SET', KEYS[2], ARGV[3])
+  current = ARGV[3]
 end
-if holder then return {ARGV[1], '0', epoch()} end
-return {ARGV[1], '1', epoch()}
+if holder then return {ARGV[1], '0', current} end
+return {ARGV[1], '1', current}

@@ -104,6 +104,10 @@ void no_second_run_while_first_may_run(bool leader_change) {
     E2eSystem sys(queue, kRows);
     std::unique_ptr<Dispatcher> standby;
     if (leader_change) {
+        // The first dispatcher leads before the second starts, so that the second stands by.
+        REQUIRE(eventually(10s, [&] {
+            return sys.dispatcher->log().find("took the leader lock") != std::string::npos;
+        }));
         standby = sys.bed.start_dispatcher(sys.config, "standby.log");
         REQUIRE(eventually(
             10s, [&] { return standby->log().find("standing by") != std::string::npos; }));

@@ -101,8 +101,8 @@ QueueSql::QueueSql(const QueueConfig& queue, const PayloadKinds& payload_kinds)
                         : "NULL";
     const std::string group_column =
         queue.group_by.empty() ? "" : ", " + quote_identifier(queue.group_by);
-    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + group_column + payload_ +
-                 " FROM " + table_ + " WHERE " + batch + order;
+    read_back_ = "SELECT " + id_ + ", " + token_ + ", " + due_age + cursor_column + group_column +
+                 payload_ + " FROM " + table_ + " WHERE " + batch + order;
     release_ =
         "UPDATE " + table_ + " SET " + token_ + " = NULL, " + lease_ + " = NULL WHERE " + batch;
     explain_due_ = "EXPLAIN SELECT " + id_ + " FROM " + table_ + "\nWHERE " + claimable + order +

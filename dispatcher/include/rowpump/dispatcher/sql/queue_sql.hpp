@@ -61,9 +61,9 @@ public:
     static constexpr int kPassedOverLimit = 20;
     const std::string& passed_over() const { return passed_over_; }
     // A batch's ids, tokens, due ages (microseconds since due_since, NULL without it), first
-    // order_by column (if any), group_by column (if any) and payload columns, in order_by order, found
-    // through the lease index: every row of a batch has the same lease end.
-    // Params: lease end, lowest token, bound above all tokens of the batch.
+    // order_by column (if any), group_by column (if any) and payload columns, in order_by order,
+    // found through the lease index: every row of a batch has the same lease end. Params: lease
+    // end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
     // With group_by, the fair claim (docs/fairness.md; built in grouped_claim_sql.cpp).
     // The table's keys in order, up to a limit, through a loose scan of an index that starts
@@ -198,7 +198,7 @@ private:
         release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_,
         lock_scanned_;
     std::string applicable_;  // with claim: redis, rows an outcome may change (fence())
-    std::string payload_;  // ", <expression>" per payload column, in the config's order
+    std::string payload_;     // ", <expression>" per payload column, in the config's order
     std::string claimable_within_, list_keys_, list_keys_after_, in_flight_by_key_;
 };
 

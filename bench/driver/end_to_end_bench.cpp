@@ -41,12 +41,35 @@ std::vector<std::int64_t> int_column(testing::MysqlClient& db, const std::string
 }
 
 // "4x8" with the SDK's default batch (adaptive), "4x8x16" with batch 16; "+10ms" when the
-// handler sleeps; "@redis" with claim: redis.
+// handler sleeps; "@redis" with claim: redis; "python:" or "node:" before it for those SDKs.
 std::string label(const EndToEndSpec& spec) {
-    return std::to_string(spec.processes) + "x" + std::to_string(spec.threads) +
+    return (spec.sdk == "cpp" ? "" : spec.sdk + ":") + std::to_string(spec.processes) + "x" +
+           std::to_string(spec.threads) +
            (spec.worker_batch > 0 ? "x" + std::to_string(spec.worker_batch) : "") +
            (spec.handler_ms > 0 ? "+" + std::to_string(spec.handler_ms) + "ms" : "") +
            (spec.claim.empty() ? "" : "@" + spec.claim);
+}
+
+// A worker process on `sdk`'s SDK with the flags of bench/e2e_worker.cpp: the C++ program,
+// or bench/workers/e2e_worker.{py,js} on the SDK in the source tree (Debian's python3, which
+// sees python3-redis; node with worker-sdk/node's packages).
+std::unique_ptr<ChildProcess> start_worker(Context& ctx, const std::string& sdk,
+                                           std::vector<std::string> flags, std::string mode,
+                                           const std::string& log) {
+    const auto& source = ctx.programs().source_dir;
+    std::vector<std::string> argv{ctx.programs().e2e_worker};
+    testing::SpawnOptions options = log_to(log);
+    if (sdk == "python" || sdk == "python-async") {
+        argv = {"/usr/bin/python3", source + "/bench/workers/e2e_worker.py"};
+        options.env.emplace_back("PYTHONPATH", source + "/worker-sdk/python");
+        options.env.emplace_back("PYTHONDONTWRITEBYTECODE", "1");
+        if (sdk == "python-async") mode = "async";
+    } else if (sdk == "node") {
+        argv = {"node", source + "/bench/workers/e2e_worker.js"};
+    }
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"--mode", mode});
+    return std::make_unique<ChildProcess>(argv, options);
 }
 
 // The dispatcher, then its workers once the queue is announced.
@@ -56,7 +79,7 @@ struct Fleet {
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
           int processes, int threads, int batch, const std::string& mode, int handler_ms = 0,
-          int time_limit_s = kWorkerTimeLimit) {
+          int time_limit_s = kWorkerTimeLimit, const std::string& sdk = "cpp") {
         dispatcher = std::make_unique<ChildProcess>(
             std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
                                      "--log-level", "warn"},
@@ -70,14 +93,13 @@ struct Fleet {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
         for (int p = 0; p < processes; ++p) {
-            workers.push_back(std::make_unique<ChildProcess>(
-                std::vector<std::string>{
-                    ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
-                    std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
-                    "--batch", std::to_string(batch), "--mode", mode, "--handler-ms",
-                    std::to_string(handler_ms), "--time-limit",
-                    std::to_string(time_limit_s + kWorkerTimeMargin)},
-                log_to(ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log"))));
+            workers.push_back(start_worker(
+                ctx, sdk,
+                {"--redis-host", ctx.env().redis_host, "--redis-port",
+                 std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
+                 "--batch", std::to_string(batch), "--handler-ms", std::to_string(handler_ms),
+                 "--time-limit", std::to_string(time_limit_s + kWorkerTimeMargin)},
+                mode, ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log")));
         }
     }
 
@@ -188,7 +210,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
                 spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms,
-                spec.time_limit_s);
+                spec.time_limit_s, spec.sdk);
     const auto [completed, seconds] =
         time_until_completed(ctx, fleet, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
@@ -248,14 +270,15 @@ Sample run_worker_drain(Context& ctx, const EndToEndSpec& spec, int rep) {
     const double start = now_seconds();
     std::vector<std::unique_ptr<ChildProcess>> workers;
     for (int p = 0; p < spec.processes; ++p) {
-        workers.push_back(std::make_unique<ChildProcess>(
-            std::vector<std::string>{
-                ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
-                std::to_string(ctx.env().redis_port), "--threads", std::to_string(spec.threads),
-                "--batch", std::to_string(spec.worker_batch), "--handler-ms",
-                std::to_string(spec.handler_ms)},
-            log_to(ctx.path("logs/drain-" + config + "-rep" + std::to_string(rep) + "-worker" +
-                            std::to_string(p) + ".log"))));
+        workers.push_back(start_worker(
+            ctx, spec.sdk,
+            {"--redis-host", ctx.env().redis_host, "--redis-port",
+             std::to_string(ctx.env().redis_port), "--threads", std::to_string(spec.threads),
+             "--batch", std::to_string(spec.worker_batch), "--handler-ms",
+             std::to_string(spec.handler_ms)},
+            "noop",
+            ctx.path("logs/drain-" + config + "-rep" + std::to_string(rep) + "-worker" +
+                     std::to_string(p) + ".log")));
     }
     std::int64_t done = 0;
     double seconds = 0;

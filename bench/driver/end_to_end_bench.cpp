@@ -4,9 +4,11 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -149,6 +151,28 @@ std::pair<std::int64_t, double> time_until_completed(Context& ctx, Fleet& fleet,
     }
 }
 
+// MariaDB's statement counters (SHOW GLOBAL STATUS) that the sample reports per task, as
+// "<name>_per_task": what the dispatcher's statements cost, counted by the server. Prepared
+// statements count under their kind too (COM_UPDATE) as well as in COM_STMT_EXECUTE.
+const std::vector<std::string> kStatementCounters{
+    "COM_SELECT",       "COM_UPDATE",        "COM_INSERT",      "COM_COMMIT",
+    "COM_STMT_EXECUTE", "HANDLER_READ_NEXT", "HANDLER_READ_KEY"};
+
+std::map<std::string, std::int64_t> statement_counts(testing::MysqlClient& db) {
+    std::map<std::string, std::int64_t> counts;
+    for (const auto& name : kStatementCounters) {
+        counts[name] = db.scalar(
+            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '" +
+            name + "'");
+    }
+    return counts;
+}
+
+std::string lowercase(std::string text) {
+    for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
 std::string last_line_with(const std::string& file, const std::string& marker) {
     std::ifstream in(file);
     std::string line, found;
@@ -207,6 +231,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
 
     const auto cpu_before = ctx.server_cpu();
     const auto updated_before = testing::rows_updated(ctx.db());
+    const auto statements_before = statement_counts(ctx.db());
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
                 spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms,
@@ -215,6 +240,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
         time_until_completed(ctx, fleet, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
     const auto updated = testing::rows_updated(ctx.db()) - updated_before;
+    const auto statements_after = statement_counts(ctx.db());
     testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);
@@ -240,6 +266,11 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
         s.values["mysql_cpu_s"] * 1e6 / static_cast<double>(completed);
     s.values["row_updates_per_task"] =
         static_cast<double>(updated) / static_cast<double>(completed);
+    for (const auto& name : kStatementCounters) {
+        s.values[lowercase(name) + "_per_task"] =
+            static_cast<double>(statements_after.at(name) - statements_before.at(name)) /
+            static_cast<double>(completed);
+    }
     std::ostringstream line;
     line << std::fixed << std::setprecision(1);
     line << spec.bench << " " << config << " rep " << rep << ": " << completed << " tasks in "

@@ -225,7 +225,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.lease = "5m";
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
-    q.claim = spec.claim;
+    q.claim = spec.claim.empty() ? "default" : spec.claim;  // empty: no claim: key
     const std::string config = label(spec) + spec.note;
     const auto file = ctx.write_config(q, "e2e.yaml");
 
@@ -353,7 +353,7 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     q.lease = "1m";
     q.on_success = "status = 1, started_at = FROM_UNIXTIME(:started)";
     q.poll_min = spec.poll_min;
-    if (spec.claim != "mysql") q.claim = spec.claim;
+    q.claim = spec.claim;
     const std::string config = "poll_min=" + spec.poll_min +
                                (spec.inserts == "scheduled" ? "" : " " + spec.inserts) +
                                (spec.claim == "mysql" ? "" : " claim=" + spec.claim);

@@ -79,7 +79,7 @@ done
 export LC_ALL=C
 say "## End to end: new ($new_name) vs old ($old_rev)"
 say
-say "| side | config | tasks/s per run | MariaDB CPU s per million tasks | row updates per task | statements per task: select / update / commit |"
+say "| side | config | tasks/s per run | MariaDB CPU s per million tasks | row updates per task | statements per 1,000 tasks: SELECT / UPDATE / UPDATE with a join / COMMIT |"
 say "|---|---|---|---|---|---|"
 for side in new old; do
     awk -F'\t' -v side="$side" '
@@ -88,8 +88,10 @@ for side in new old; do
           rate[c] = rate[c] sep[c] sprintf("%.0f", v["tasks_per_s"])
           cpu[c] = cpu[c] sep[c] sprintf("%.1f", v["mysql_cpu_s"] * 1e6 / v["completed"])
           upd[c] = upd[c] sep[c] sprintf("%.2f", v["row_updates_per_task"])
-          st[c] = st[c] sep[c] sprintf("%.3f / %.3f / %.3f", v["com_select_per_task"],
-                                       v["com_update_per_task"], v["com_commit_per_task"])
+          st[c] = st[c] sep[c] sprintf("%.1f / %.1f / %.1f / %.1f", 1000 * v["com_select_per_task"],
+                                       1000 * v["com_update_per_task"],
+                                       1000 * v["com_update_multi_per_task"],
+                                       1000 * v["com_commit_per_task"])
           sep[c] = " ; " }
         END { for (i = 1; i <= n; i++) { c = order[i]
                 printf "| %s | %s | %s | %s | %s | %s |\n", side, c, rate[c], cpu[c], upd[c], st[c] } }' \

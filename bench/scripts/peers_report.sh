@@ -98,7 +98,7 @@ jobs_per_run() {
 
 plot() {
     gnuplot <<GNUPLOT
-set terminal pngcairo size 1100,620 font "sans,10"
+set terminal pngcairo size 1200,640 font "sans,10"
 set output "$out/peers.png"
 set title "No-op jobs per second (median of $(cut -f3 "$results" | sort -u | wc -l) interleaved rounds, $(jobs_per_run) jobs per run, same servers)"
 set datafile separator "\t"
@@ -111,7 +111,7 @@ set ylabel "jobs/s (log scale)"
 set xtics rotate by 25 right noenhanced
 set grid ytics
 set bmargin 13
-set lmargin 30
+set lmargin 44
 unset key
 plot "$out/peers-summary.tsv" \
      using 0:3:(strstrt(strcol(1), "rowpump") == 1 ? 0xd95f02 : 0x4a7ebb):xtic(1) \

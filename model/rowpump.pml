@@ -19,10 +19,12 @@
  * -DMAXF=n       faults per run (default 1): a dispatcher or a worker killed, a leader or a
  *                worker frozen past its lock or heartbeat, Redis restarted without its data.
  * -DREDIS_CLAIM  the queue's `claim: redis` mode: nothing is written to the row until the
- *                outcome; the leader keeps the tasks it pushed in memory (in flight), learns
- *                them from the Redis lists when it takes over, and an outcome is fenced by
- *                the row: claimable, and still at the version its task was read at (the
- *                settled token of the row's last outcome, which the task's token carries).
+ *                outcome; the leader keeps the tasks it pushed in memory (in flight), each
+ *                until its lease ends while no list holds it, learns them from the Redis
+ *                lists when it takes over, and an outcome applies only to a task in flight
+ *                with its token, fenced by the row: not dead nor in a backoff, and still at
+ *                the version its task was read at (the settled token of the row's last
+ *                outcome, which the task's token carries).
  * -DNO_VERSION_FENCE  with -DREDIS_CLAIM: the fence without the row's version (claimable, and
  *                not holding the task's settled token yet), which applies a late copy of an
  *                outcome in a later due period (docs/model.md); the check keeps finding it.
@@ -109,6 +111,7 @@ byte faults;
 
 #ifdef REDIS_CLAIM
 byte fl[ND * NR]; /* InFlight: the token of the row's task in flight, 0 = none */
+bit flx[ND * NR]; /* the lease of that task ended (while no list held it) */
 bit known[ND];    /* InFlight::known: learned from Redis since this dispatcher last forgot */
 #endif
 
@@ -224,6 +227,7 @@ inline completed() {
 }
 
 #define CLAIMABLE(r) (due[r] && !dead[r] && lease[r] != LIVE)
+#define APPLICABLE(r) (!dead[r] && lease[r] != LIVE) /* due or not */
 
 /* What an outcome applied does to row x_i (QueueSql::success, retry, dead). reaped: a task
  * taken back from a dead worker, a failed attempt due again at once (delay 0). */
@@ -248,7 +252,7 @@ inline take_effect(msg, reaped) {
 
 #ifdef REDIS_CLAIM
 /* claim: redis. Applies one outcome, fenced by the row (QueueSql::fence): only to a row that
- * is claimable (due, not dead, past its retry delay), does not hold this task's settled token
+ * is not dead nor in a retry delay (due or not), does not hold this task's settled token
  * yet and is still at the version the task was read at (the code: a checksum of rp_token,
  * compared exactly here); the row then holds the task's settled token, its new version. So
  * at most one outcome applies per version of the row. */
@@ -260,7 +264,7 @@ inline take_effect(msg, reaped) {
 inline apply_outcome(msg, reaped) {
     x_i = ROW(msg);
     if
-    :: CLAIMABLE(x_i) && tok[x_i] != TOK(msg) && AT_VERSION(msg) ->
+    :: APPLICABLE(x_i) && tok[x_i] != TOK(msg) && AT_VERSION(msg) ->
         /* an outcome is applied at most once per task ... */
         assert(!(outcomes[x_i] & (1 << TOK(msg))));
         /* ... and only in the due period its task was pushed in */
@@ -268,11 +272,11 @@ inline apply_outcome(msg, reaped) {
         outcomes[x_i] = outcomes[x_i] | (1 << TOK(msg));
         tok[x_i] = TOK(msg);
         take_effect(msg, reaped)
-    :: CLAIMABLE(x_i) && tok[x_i] == TOK(msg) ->
+    :: APPLICABLE(x_i) && tok[x_i] == TOK(msg) ->
         printf("MSC: row %d token %d: applied before, counted once\n", x_i, TOK(msg))
-    :: CLAIMABLE(x_i) && tok[x_i] != TOK(msg) && !AT_VERSION(msg) ->
+    :: APPLICABLE(x_i) && tok[x_i] != TOK(msg) && !AT_VERSION(msg) ->
         printf("MSC: row %d token %d: read at version %d, row at %d, stale\n", x_i, TOK(msg), VER(msg), tok[x_i])
-    :: else -> printf("MSC: row %d token %d: row not claimable, stale\n", x_i, TOK(msg))
+    :: else -> printf("MSC: row %d token %d: row dead or in a backoff, stale\n", x_i, TOK(msg))
     fi
 }
 #else
@@ -298,9 +302,9 @@ inline apply_outcome(msg, reaped) {
 /* Something for a cycle to do; an idle leader polls without changing anything. */
 #ifdef REDIS_CLAIM
 /* A row to push is claimable and not in flight; a task in flight that no list holds is
- * dropped by the audit. */
+ * dropped by the audit once its lease ended. */
 #define FREE(r) (CLAIMABLE(r) && fl[d * NR + r] == 0)
-#define LOST(r) (fl[d * NR + r] != 0 && !HELD(MSG(r, fl[d * NR + r])))
+#define LOST(r) (fl[d * NR + r] != 0 && flx[d * NR + r] && !HELD(MSG(r, fl[d * NR + r])))
 #define WORK (ndone > 0 || (listed[0] && !hb[0]) || (listed[1] && !hb[1]) || !known[d] || \
               (nready < MAXB && ANY_ROW(FREE)) || ANY_ROW(LOST))
 #else
@@ -313,20 +317,21 @@ inline apply_outcome(msg, reaped) {
 
 /* InFlight::forget: after LeadershipLost, a Redis error, or a connect() that does not lead */
 inline forget(k) {
-    for (x_i : 0 .. NR - 1) { fl[k * NR + x_i] = 0 }
+    for (x_i : 0 .. NR - 1) { fl[k * NR + x_i] = 0; flx[k * NR + x_i] = 0 }
     known[k] = 0
 }
 
-/* ScanClaim::on_lead: InFlight::load of RedisQueue::held_all (kHeldScript with no
+/* ScanClaim::on_lead: InFlight::learn of RedisQueue::held_all (kHeldScript with no
  * arguments: the ready list, the processing lists of listed workers, the done list; of two
- * tasks of one row, the later one wins) */
+ * tasks of one row, the later one wins), added to what it knows: a new leader (after forget)
+ * knows nothing, one that took its lock back free keeps its own tasks */
+#define LEARN(k, m) fl[k * NR + ROW(m)] = TOK(m); flx[k * NR + ROW(m)] = 0
 inline learn(k) {
-    for (x_i : 0 .. NR - 1) { fl[k * NR + x_i] = 0 }
-    for (x_j : 0 .. nready - 1) { fl[k * NR + ROW(ready[x_j])] = TOK(ready[x_j]) }
+    for (x_j : 0 .. nready - 1) { LEARN(k, ready[x_j]) }
     for (x_j : 0 .. NW - 1) {
-        if :: listed[x_j] && proc[x_j] != 0 -> fl[k * NR + ROW(proc[x_j])] = TOK(proc[x_j]) :: else fi
+        if :: listed[x_j] && proc[x_j] != 0 -> LEARN(k, proc[x_j]) :: else fi
     }
-    for (x_j : 0 .. ndone - 1) { fl[k * NR + ROW(done[x_j])] = TOK(done[x_j]) }
+    for (x_j : 0 .. ndone - 1) { LEARN(k, done[x_j]) }
     known[k] = 1
 }
 
@@ -335,12 +340,15 @@ inline finished(k, m) {
     if :: fl[k * NR + ROW(m)] == TOK(m) -> fl[k * NR + ROW(m)] = 0 :: else fi
 }
 
-/* ScanClaim::before_claim: InFlight::keep_only(RedisQueue::held(...), reaped): a task
- * in flight that no list holds, and not taken back and still to be applied, is dropped */
+/* ScanClaim::before_claim: InFlight::audit(RedisQueue::held(...), reaped): a task Redis
+ * holds gets a new lease; one in flight that no list holds, not taken back and still to be
+ * applied, is dropped once its lease ended */
 inline audit(k) {
     for (x_i : 0 .. NR - 1) {
         if
-        :: fl[k * NR + x_i] != 0 && !HELD(MSG(x_i, fl[k * NR + x_i])) ->
+        :: fl[k * NR + x_i] != 0 && HELD(MSG(x_i, fl[k * NR + x_i])) -> flx[k * NR + x_i] = 0
+        :: fl[k * NR + x_i] != 0 && !HELD(MSG(x_i, fl[k * NR + x_i])) && !flx[k * NR + x_i]
+        :: fl[k * NR + x_i] != 0 && !HELD(MSG(x_i, fl[k * NR + x_i])) && flx[k * NR + x_i] ->
             x_t = 0;
             for (x_j : 0 .. NW - 1) {
                 if :: rp[k * NW + x_j] != 0 && ROW(rp[k * NW + x_j]) == x_i -> x_t = 1 :: else fi
@@ -386,20 +394,17 @@ end:
         if :: leader != ME -> printf("MSC: D%d takes the leader lock\n", d) :: else fi;
 #ifdef REDIS_CLAIM
         /* the lead script says the lock was free: whatever this dispatcher knew may miss
-         * another leader's pushes (RedisQueue::lead, took_free) */
-        if :: leader == NOBODY -> known[d] = 0 :: else fi;
+         * another leader's pushes (RedisQueue::lead, took_free): it learns them as well */
+        if :: !known[d] || leader == NOBODY -> learn(d) :: else fi;
 #endif
         leader = ME;
-#ifdef REDIS_CLAIM
-        if :: !known[d] -> learn(d) :: else fi;
-#endif
         got[d] = (ndone > 0 -> done[0] : 0);
         pending[d] = (got[d] != 0);
         if :: got[d] != 0 -> printf("MSC: D%d reads done %d:%d\n", d, ROW(got[d]), TOK(got[d])) :: else fi;
 #ifdef REDIS_CLAIM
-        /* ScanClaim::on_outcomes_taken: another task of the row is in flight */
+        /* ScanClaim::on_outcomes_taken: only a task in flight with this token applies */
         if
-        :: got[d] != 0 && fl[d * NR + ROW(got[d])] != 0 && fl[d * NR + ROW(got[d])] != TOK(got[d]) ->
+        :: got[d] != 0 && fl[d * NR + ROW(got[d])] != TOK(got[d]) ->
             printf("MSC: D%d: %d:%d is stale (%d in flight)\n", d, ROW(got[d]), TOK(got[d]), fl[d * NR + ROW(got[d])]);
             pending[d] = 0
         :: else
@@ -515,6 +520,7 @@ end:
                     row_held(x_i, x_m);
                     assert(!x_m); /* a row is pushed once while a task of it is held */
                     fl[d * NR + x_i] = TOK(cl[d * NR + x_i]); /* InFlight::add */
+                    flx[d * NR + x_i] = 0;
                     pushed[x_i] = pushed[x_i] | (1 << TOK(cl[d * NR + x_i]));
                     outcomes[x_i] = outcomes[x_i] & ~(1 << TOK(cl[d * NR + x_i]));
 #endif
@@ -528,12 +534,10 @@ end:
         fi }
 
     /* the push was refused by the lock: ClaimStore::release, then LeadershipLost (with
-     * claim: redis nothing was written to release, and LeadershipLost forgets the set) */
+     * claim: redis nothing was written to release; the set stays until the next lead
+     * script: forgotten if another leads, learned again if the lock is taken back free) */
     :: atomic { phase[d] == RELEASE ->
         printf("MSC: D%d: push refused, claims released\n", d);
-#ifdef REDIS_CLAIM
-        forget(d);
-#endif
         for (x_i : 0 .. NR - 1) {
             if
             :: cl[d * NR + x_i] != 0 && tok[x_i] == cl[d * NR + x_i] && !settled[x_i] ->
@@ -554,10 +558,7 @@ end:
 #ifdef REDIS_CLAIM
             finished(d, got[d]) /* ScanClaim::on_outcomes_finished */
 #endif
-        :: else; /* refused: LeadershipLost */
-#ifdef REDIS_CLAIM
-            forget(d)
-#endif
+        :: else; /* refused: LeadershipLost (with claim: redis, as after a refused push) */
         fi;
         got[d] = 0;
         phase[d] = LEAD }
@@ -624,6 +625,12 @@ end:
 #endif
         printf("MSC: row %d: lease ended\n", r);
         lease[r] = ENDED }
+#ifdef REDIS_CLAIM
+    /* the lease of a task in flight that no list holds ends (while a list holds it, the
+     * audit renews it: its end matters only once no list does) */
+    :: atomic { fl[r] != 0 && !flx[r] && !HELD(MSG(r, fl[r])) -> flx[r] = 1 }
+    :: atomic { fl[NR + r] != 0 && !flx[NR + r] && !HELD(MSG(r, fl[NR + r])) -> flx[NR + r] = 1 }
+#endif
 #ifdef REDUE
     /* a completed row comes due again */
     :: atomic { !due[r] && !dead[r] -> printf("MSC: row %d comes due again\n", r); due[r] = 1 }
@@ -667,9 +674,9 @@ active proctype Faults() {
            nready = 0; ndone = 0; leader = NOBODY;
            for (x_i : 0 .. NW - 1) { proc[x_i] = 0; hb[x_i] = 0; listed[x_i] = 0 };
 #ifdef REDIS_CLAIM
-           /* the dispatchers' connections broke: they forget what is in flight (or, Redis
-            * emptied without a restart, they do not notice) */
-           if :: forget(0); forget(1) :: skip fi
+           /* the dispatchers keep what is in flight (ScanClaim::on_redis_lost); the tasks
+            * Redis lost stay in flight until their lease ends */
+           skip
 #endif
         fi }
     :: break /* no more faults */

@@ -74,7 +74,7 @@ public:
     Lead lead() override {
         const bool free = state_.holder.empty();
         if (free) state_.holder = state_.leader_id;
-        return {state_.holder, free};
+        return {state_.holder, free, "epoch"};
     }
     void resign() override {
         if (state_.holder == state_.leader_id) state_.holder.clear();
@@ -155,7 +155,7 @@ public:
     void open(MysqlSession&) override {}
     void close() override {}
     OutcomeRules outcome_rules() const override { return {}; }
-    void on_lead(RedisSide& redis, bool leading, bool took_free) override {
+    void on_lead(RedisSide& redis, bool leading, bool took_free, const std::string&) override {
         hooks.push_back(std::string("on_lead") + (leading ? " leading" : "") +
                         (took_free ? " took_free" : ""));
         if (!unknown.any()) return;
@@ -397,7 +397,8 @@ TEST_CASE("QueueRunner: tasks taken back from a dead worker are applied on the c
     CHECK(bed.links.mysql.reaped.applied == std::vector<std::string>{"7"});
     CHECK(bed.links.mysql.outcomes.applied.empty());
     CHECK(bed.links.redis.set_aside.size() == 1);  // move_aside gets every entry
-    CHECK(bed.path.hooks ==
-          std::vector<std::string>{"on_lead leading took_free", "on_outcomes_taken 0",
-                                   "on_outcomes_finished 7", "before_claim 10", "claim"});
+    CHECK(bed.path.hooks == std::vector<std::string>{"on_lead leading took_free",
+                                                     "on_outcomes_taken 0", "on_outcomes_taken 1",
+                                                     "on_outcomes_finished 7", "before_claim 10",
+                                                     "claim"});
 }

@@ -19,6 +19,11 @@ const std::string kNewClaimable =
     "  AND `rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
     "UTC_TIMESTAMP(3))";
 
+// The rows an outcome may change with claim: redis, due or not (QueueSql::fence).
+const std::string kApplicable =
+    "`rp_dead_at` IS NULL AND (`rp_lease_until` IS NULL OR `rp_lease_until` <= "
+    "UTC_TIMESTAMP(3))";
+
 std::size_t count(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
@@ -236,14 +241,14 @@ TEST_CASE("claim: redis scans with a keyset cursor, takes the rows it found, and
     CHECK(mysql.lock_scanned(1).empty());
 }
 
-TEST_CASE("claim: redis outcomes join on the id and are fenced by the row's version",
+TEST_CASE("claim: redis outcomes join on the id and are fenced by the row's version, due or not",
           "[queue_sql]") {
     auto config = load(
         "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n"
         "    on_success: \"state = :state\"\n    claim: redis\n");
     rowpump::QueueSql sql(config.queues.at(0));
     const std::string fence =
-        "\nWHERE " + kNewClaimable +
+        "\nWHERE " + kApplicable +
         "\n"
         "  AND LPAD(HEX(CRC32(COALESCE(`t`.`rp_token`, ''))), 8, '0') = "
         "SUBSTRING(`_rp`.`_rp_token`, 9, 8)\n"
@@ -275,7 +280,7 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
               ", `rp_lease_until` = NULL, `rp_attempts` = 0, `rp_last_error` = NULL\n"
               "WHERE `job_id` IN (?, ?)\n"
               "  AND " +
-              kNewClaimable +
+              kApplicable +
               "\n"
               "  AND CONCAT(" +
               version +

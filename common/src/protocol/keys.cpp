@@ -38,6 +38,7 @@ Keys keys_for(std::string_view queue) {
     k.paused = k.prefix + "paused";
     k.window = k.prefix + "window";
     k.leader = k.prefix + "leader";
+    k.epoch = k.prefix + "epoch";
     k.nudge = k.prefix + "nudge";
     return k;
 }

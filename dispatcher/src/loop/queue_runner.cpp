@@ -127,15 +127,17 @@ bool QueueRunner::connect() {
     // A busy leader's pushes renew the lock; the lead script runs when none did lately.
     const bool handed_over = Clock::now() < handed_over_until_;
     bool took_free = false;
+    std::string epoch;
     if (leadership_.renewal_due() && !handed_over) {
         const auto lead = redis_->lead();
         took_free = lead.took_free;
+        epoch = lead.epoch;
         leadership_.update(lead.holder);
     }
     if (balance_ && leadership_.leading()) balance_shards();
     if (balance_ && !leadership_.leading() && !handed_over) redis_->offer_standby();
     leading_.set(leadership_.leading());
-    path_.on_lead(*redis_, leadership_.leading(), took_free);
+    path_.on_lead(*redis_, leadership_.leading(), took_free, epoch);
     return leadership_.leading();
 }
 

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "loop/done_entries.hpp"
 #include "rowpump/common/log_text.hpp"
 
@@ -36,7 +38,10 @@ void Reaper::reap(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
 
 void Reaper::apply(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
     if (reaped_.empty()) return;
-    const AppliedCounts counts = apply_isolating(outcomes, reaped_);
+    path.on_outcomes_taken(reaped_);  // a task the dispatcher did not issue is stale
+    AppliedCounts counts = apply_isolating(outcomes, reaped_);
+    counts.stale +=
+        std::count_if(reaped_.begin(), reaped_.end(), [](const DoneEntry& e) { return e.stale; });
     redis.move_aside(reaped_, {{protocol::kStatReaped, static_cast<std::int64_t>(reaped_.size())},
                                {protocol::kStatRetried, counts.retried},
                                {protocol::kStatDead, counts.dead},

@@ -6,7 +6,7 @@
 
 namespace rowpump {
 
-void RowClaim::on_lead(RedisSide& redis, bool, bool) {
+void RowClaim::on_lead(RedisSide& redis, bool, bool, const std::string&) {
     if (!unknown_pushes_.any()) return;
     const auto settled = unknown_pushes_.settle(redis);
     std::int64_t kept = 0, released = 0;

@@ -24,7 +24,7 @@ public:
 
     // Settles the pushes whose outcome was unknown: gives back the claims of those that did
     // not land.
-    void on_lead(RedisSide& redis, bool, bool) override;
+    void on_lead(RedisSide& redis, bool, bool, const std::string&) override;
     void on_lead_lost() override {}
     void on_redis_lost() override {}
 

@@ -5,53 +5,110 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "rowpump/common/duration.hpp"
+#include "rowpump/common/log_text.hpp"
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
 
-void ScanClaim::on_lead(RedisSide& redis, bool leading, bool took_free) {
-    // A leader that finds its lock free lost it at some point (a freeze, a Redis that lost its
-    // data), and another may have pushed meanwhile: it learns what is in flight anew.
-    if (took_free || !leading) in_flight_.forget();  // learned again when this one leads
-    if (!leading || in_flight_.known()) return;
-    in_flight_.load(redis.held_all());
-    next_audit_ = Clock::now() + lease_look_interval(queue_);
+void ScanClaim::on_lead(RedisSide& redis, bool leading, bool took_free, const std::string& epoch) {
+    // The epoch changes when Redis loses its data (common/lua/lead.lua).
+    const bool data_lost = !epoch.empty() && !epoch_.empty() && epoch != epoch_;
+    if (!epoch.empty()) epoch_ = epoch;
+    if (!leading) {
+        in_flight_.forget();  // another leads: learned again when this one leads
+        unsure_.clear();
+        relearn_ = false;
+        return;
+    }
+    const auto now = Clock::now();
+    if (in_flight_.known()) {
+        // Its own tasks stay in flight until their lease ends, held in Redis or not. One that
+        // took its lock back free may have been followed by another leader: it learns what
+        // Redis holds as well.
+        if (!took_free && !relearn_ && unsure_.empty()) return;
+        if (!unsure_.empty()) in_flight_.drop_unless_held(unsure_, redis.held(unsure_));
+        unsure_.clear();
+        in_flight_.learn(redis.held_all(), now + queue_.lease);
+        relearn_ = false;
+        if (data_lost) {
+            spdlog::warn(
+                "queue {}: Redis lost its data; the {} tasks in flight stay so until their lease "
+                "ends, whether or not a worker still runs them",
+                queue_.label(), in_flight_.size());
+        }
+        return;
+    }
+    in_flight_.learn(redis.held_all(), now + queue_.lease);
+    relearn_ = false;
+    next_audit_ = now + lease_look_interval(queue_);
     spdlog::info("queue {}: {} tasks in flight", queue_.label(), in_flight_.size());
+    if (data_lost) {
+        // Tasks another leader pushed before the loss may still run, and nothing says which.
+        wait_out_until_ = now + queue_.lease;
+        spdlog::warn(
+            "queue {}: Redis lost its data before this dispatcher took the lead; it claims "
+            "nothing for one lease ({}), while tasks pushed before may still run",
+            queue_.label(), format_duration(queue_.lease));
+    }
+}
+
+void ScanClaim::on_push_unknown() {
+    in_flight_.add(rows_, Clock::now() + queue_.lease);
+    for (const auto& row : rows_) unsure_.push_back(protocol::format_ready(row.id, row.token));
+    relearn_ = true;
 }
 
 void ScanClaim::on_outcomes_taken(std::vector<DoneEntry>& done) {
+    std::size_t foreign = 0;
     for (auto& entry : done) {
-        if (entry.accepted() && in_flight_.stale(entry.done->task)) entry.stale = true;
+        if (entry.accepted() && !in_flight_.issued(entry.done->task)) {
+            entry.stale = true;
+            if (foreign++ == 0) {
+                spdlog::info(
+                    "queue {}: an outcome of a task not in flight is stale (another copy of its "
+                    "row is in flight, its lease ended, or it was never issued): {}",
+                    queue_.label(), log_text(entry.message, 200));
+            }
+        }
     }
 }
 
 void ScanClaim::on_outcomes_finished(const std::vector<DoneEntry>& entries) {
+    const auto now = Clock::now();
     for (const auto& entry : entries) {
-        if (entry.accepted() && entry.done->verb != Verb::extend)
+        if (!entry.accepted()) continue;
+        if (entry.done->verb == Verb::extend) {
+            in_flight_.extend(entry.done->task, now + entry.done->lease);
+        } else {
             in_flight_.finished(entry.done->task);
+        }
     }
 }
 
 void ScanClaim::before_claim(RedisSide& redis, std::int64_t, const std::vector<DoneEntry>& reaped) {
     const auto now = Clock::now();
     if (now < next_audit_ || in_flight_.size() == 0) return;
-    // As often as the keeper looks at leases in mysql mode: a task no list holds any more
-    // (Redis lost its data) makes its row wait about as long in either mode.
+    // As often as the keeper looks at leases in mysql mode.
     next_audit_ = now + lease_look_interval(queue_);
     std::vector<Task> taken_back;
     for (const auto& entry : reaped) {
         if (entry.done) taken_back.push_back(entry.done->task);
     }
-    const auto dropped = in_flight_.keep_only(redis.held(in_flight_.messages()), taken_back);
-    if (dropped > 0) {
+    const auto audit =
+        in_flight_.audit(redis.held(in_flight_.messages()), taken_back, now, now + queue_.lease);
+    if (audit.dropped > 0) {
         spdlog::warn(
-            "queue {}: {} tasks in flight are in no Redis list any more (Redis lost data, or "
-            "their messages were set aside); their rows are claimable again",
-            queue_.label(), dropped);
+            "queue {}: {} tasks in flight were in no Redis list when their lease ended (Redis "
+            "lost data, a consumer popped them and did not report, or their messages were set "
+            "aside); their rows are claimable again",
+            queue_.label(), audit.dropped);
     }
 }
 
 const std::vector<ClaimedRow>& ScanClaim::claim(std::int64_t capacity) {
+    rows_.clear();
+    if (Clock::now() < wait_out_until_) return rows_;
     const auto wanted = static_cast<std::size_t>(capacity);
     // Rows whose retry delay passed first: behind the scan, they would wait for a sweep.
     rows_ = store_->scan_retried(capacity, in_flight_);

@@ -1,6 +1,8 @@
 #include "rowpump/dispatcher/redis/redis_queue.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 #include <string_view>
 
 #include <spdlog/spdlog.h>
@@ -97,13 +99,23 @@ RedisQueue RedisQueue::open(const RedisAddress& address, const QueueConfig& queu
     return rq;
 }
 
+// A value for the epoch key that no other leader writes, also not this one again after Redis
+// lost its data.
+std::string RedisQueue::fresh_epoch() {
+    static thread_local std::mt19937_64 random(std::random_device{}());
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(random()));
+    return leader_id_ + ":" + text;
+}
+
 RedisQueue::Lead RedisQueue::lead() {
-    const auto reply = protocol::kLeadScript
-                           .eval(conn_, {keys_.leader},
-                                 {leader_id_, std::to_string(queue_.leader_timeout.count())})
-                           .strings();
-    if (reply.size() != 2) throw redis::ReplyError("the lead script returned no holder");
-    return {reply[0], reply[1] == "1"};
+    const auto reply =
+        protocol::kLeadScript
+            .eval(conn_, {keys_.leader, keys_.epoch},
+                  {leader_id_, std::to_string(queue_.leader_timeout.count()), fresh_epoch()})
+            .strings();
+    if (reply.size() != 3) throw redis::ReplyError("the lead script returned no holder");
+    return {reply[0], reply[1] == "1", reply[2]};
 }
 
 void RedisQueue::resign() {

@@ -73,6 +73,9 @@ QueueSql::QueueSql(const QueueConfig& queue)
                    "\nLIMIT " + std::to_string(queue.batch);
     clock_ahead_ = "SELECT CAST(" + std::string(kNow) + " + INTERVAL ? MICROSECOND AS DATETIME(3))";
     claimable_ = claimable;
+    // An outcome with claims in Redis applies whether or not the row is still due (as the
+    // token in the row lets it with claims in MySQL): not to a dead row, nor in a retry delay.
+    applicable_ = dead_ + " IS NULL AND (" + lease_ + " IS NULL OR " + lease_ + " <= " + kNow + ")";
     if (queue.claim == ClaimMode::redis) build_scan(claimable, expired);
     expiring_ = "SELECT " + id_ + ", " + token_ + ", " + lease_ + " FROM " + table_ + " WHERE " +
                 lease_ + " > ? AND " + lease_ + " <= " + kNow +
@@ -187,15 +190,15 @@ std::string QueueSql::row_version(const std::string& table) const {
 }
 
 std::string QueueSql::fence() const {
-    // With claims in Redis the row holds no claim. The outcome applies while the row is
-    // claimable (due, not dead, past its retry delay) and still at the version its task was
-    // read at: its token's digits 9 to 16 are a checksum of the row's token column then, and
-    // every applied outcome leaves its own settled token there. So at most one outcome applies
-    // per version of the row: a copy applied again (a dispatcher stopped after the commit,
-    // before acknowledging it) or late (a leader that lost its lock while it applied) changes
-    // nothing, even when the row is due again by then.
+    // With claims in Redis the row holds no claim. The outcome (of a task the leader issued,
+    // InFlight) applies while the row is not dead nor in a retry delay, due or not, and still
+    // at the version its task was read at: its token's digits 9 to 16 are a checksum of the row's
+    // token column then, and every applied outcome leaves its own settled token there. So at most
+    // one outcome applies per version of the row: a copy applied again (a dispatcher stopped after
+    // the commit, before acknowledging it) or late (a leader that lost its lock while it applied)
+    // changes nothing, even when the row is due again by then.
     if (queue_.claim == ClaimMode::mysql) return "";
-    return "\nWHERE " + claimable_ + "\n  AND " + row_version("`t`") +
+    return "\nWHERE " + applicable_ + "\n  AND " + row_version("`t`") +
            " = SUBSTRING(`_rp`.`_rp_token`, 9, 8)\n  AND NOT (`t`." + token_ + " <=> " +
            settled_token() + ")";
 }
@@ -226,7 +229,7 @@ std::string QueueSql::success_by_id(std::size_t rows) const {
     // made from the attempts and the old token, comes before both change.
     return "UPDATE " + table_ + " SET " + success_by_id_set_ + token_ + " = " + settled + ", " +
            lease_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL\nWHERE " + id_ + " IN " +
-           list + "\n  AND " + claimable_ + "\n  AND CONCAT(" + row_version("") + ", '-', " +
+           list + "\n  AND " + applicable_ + "\n  AND CONCAT(" + row_version("") + ", '-', " +
            attempts_ + " + 1, '-', " + id_checksum("") + ") IN " + list + "\n  AND NOT (" + token_ +
            " <=> " + settled + ")";
 }

@@ -22,7 +22,9 @@ struct Keys {
     std::string paused;       // string: present while the queue is paused (queue_pause.hpp)
     std::string window;  // list: the pushes within the last `rate` period (common/lua/push.lua)
     std::string leader;  // string with a TTL: the leading dispatcher's id (common/lua/lead.lua)
-    std::string nudge;   // pub/sub channel: a message wakes the leading dispatcher to claim now
+    // string: a value the first leader since Redis last lost its data wrote (common/lua/lead.lua)
+    std::string epoch;
+    std::string nudge;  // pub/sub channel: a message wakes the leading dispatcher to claim now
 
     std::string processing(std::string_view worker_id) const;  // list: a worker's tasks in hand
     std::string heartbeat(std::string_view worker_id) const;   // string with a TTL

@@ -32,10 +32,12 @@ public:
     virtual OutcomeRules outcome_rules() const = 0;
 
     // On taking the lead: after every connect, leading or not. `took_free`: the lead script
-    // ran and found the lock free (it may have lapsed while another pushed). A path that kept
-    // claims of a push whose outcome is unknown (on_push_unknown) settles them here, before
-    // any claim. Throws what RedisSide throws, and sql::SQLException.
-    virtual void on_lead(RedisSide& redis, bool leading, bool took_free) = 0;
+    // ran and found the lock free (it may have lapsed while another pushed). `epoch`: the
+    // queue's epoch the lead script saw (RedisSide::Lead), "" when it did not run. A path that
+    // kept claims of a push whose outcome is unknown (on_push_unknown) settles them here,
+    // before any claim. Throws what RedisSide throws, and sql::SQLException.
+    virtual void on_lead(RedisSide& redis, bool leading, bool took_free,
+                         const std::string& epoch) = 0;
     // The lock was lost (a push or a trim refused), or the Redis connection dropped.
     virtual void on_lead_lost() = 0;
     virtual void on_redis_lost() = 0;

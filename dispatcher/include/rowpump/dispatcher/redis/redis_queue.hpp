@@ -68,6 +68,7 @@ public:
 
 private:
     std::vector<std::string> look_held(const std::vector<std::string>& messages);
+    std::string fresh_epoch();
     RedisQueue(redis::Connection conn, const QueueConfig& queue, std::string leader_id);
     void append_stats(const StatsDelta& stats, std::size_t& replies);
     void append_aside(const std::vector<std::string>& bad, StatsDelta stats, std::size_t& replies);

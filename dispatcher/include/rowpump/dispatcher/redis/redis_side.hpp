@@ -54,11 +54,13 @@ struct ReapedWorker {
 
 class RedisSide {
 public:
-    // The lead script (kLeadScript): who holds the lock now, and whether this dispatcher took
-    // it free.
+    // The lead script (kLeadScript): who holds the lock now, whether this dispatcher took it
+    // free, and the queue's epoch (Keys::epoch; "" when none): it changes when Redis loses its
+    // data.
     struct Lead {
         std::string holder;
         bool took_free = false;
+        std::string epoch;
     };
     // Done messages taken, and whether the queue is paused.
     struct Inbox {

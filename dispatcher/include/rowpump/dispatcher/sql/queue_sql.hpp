@@ -156,6 +156,7 @@ private:
     std::string claim_plan_, claim_, claim_expired_, claim_from_, passed_over_, read_back_,
         release_, explain_due_, claimable_, list_dead_, expiring_, scan_, scan_from_, scan_retried_,
         lock_scanned_;
+    std::string applicable_;  // with claim: redis, rows an outcome may change (fence())
 };
 
 }  // namespace rowpump

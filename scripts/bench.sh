@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks described in docs/benchmarks.md and prints their summary (markdown).
 #   scripts/bench.sh [--quick] [--keep] [-- DRIVER_OPTION...]
-#   scripts/bench.sh --peers [--keep] [-- --jobs N --rounds R --systems LIST]
+#   scripts/bench.sh --peers [--keep] [-- --jobs N --python-jobs N --rounds R --systems LIST]
 # Installs packages, builds Release in build-bench/, starts throwaway MariaDB and Redis in
 # run/bench-<time>/ (scripts/servers.sh), runs the driver (build-bench/bench/rowpump_bench)
 # against them, stops them. The run directory keeps summary.md, results.tsv (every
@@ -10,9 +10,10 @@
 # mean little). --keep: leave the servers and their data running. Options after -- go to the
 # driver (see build-bench/bench/rowpump_bench --help), e.g. -- --phases dispatch --reps 5;
 # -- --phases scale: dispatch and end to end on 1M against 10M rows (20-40 min a repetition).
-# --peers: instead, rowpump end to end against delayed_job, Sidekiq and BullMQ on the same
-# servers (bench/scripts/peers.sh; its options after --); installs those first. Adds
-# peers.md, peers.tsv and peers.png to the run directory (~50 min with 100,000 jobs).
+# --peers: instead, rowpump end to end against delayed_job, Sidekiq, BullMQ and RQ on the same
+# servers, with rowpump's C++, Node.js and Python workers (bench/scripts/peers.sh; its options
+# after --); installs those first. Adds peers.md, peers.tsv and peers.png to the run
+# directory (~50 min with 100,000 jobs).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -25,7 +26,7 @@ while (($#)); do
         --keep) keep=1; shift ;;
         --peers) peers=1; shift ;;
         --) shift; driver_args+=("$@"); break ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (driver options go after --)" ;;
     esac
 done
@@ -77,8 +78,9 @@ machine_info() {
 
 if ((peers)); then
     "$ROWPUMP_ROOT/scripts/install-deps.sh" --peers
-    log "npm ci in bench/peers"
+    log "npm ci in bench/peers and worker-sdk/node"
     (cd "$ROWPUMP_ROOT/bench/peers" && npm ci --no-audit --no-fund --loglevel=error) >&2
+    "$ROWPUMP_ROOT/tests/node/npm_ci.sh" "$ROWPUMP_ROOT/worker-sdk/node" >&2
 else
     "$ROWPUMP_ROOT/scripts/install-deps.sh"
 fi

@@ -3,7 +3,7 @@
 # Idempotent: when everything is installed it only asks dpkg and returns.
 #   scripts/install-deps.sh [--peers]
 # --peers: also the job queues scripts/bench.sh --peers compares rowpump with (delayed_job
-# with ActiveRecord on MySQL, Sidekiq; BullMQ comes from npm, bench/peers/package-lock.json)
+# with ActiveRecord on MySQL, Sidekiq, RQ; BullMQ comes from npm, bench/peers/package-lock.json)
 # and gnuplot for its plot.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -39,7 +39,7 @@ packages=(
 
 if [[ ${1:-} == --peers ]]; then
     packages+=(ruby ruby-delayed-job ruby-delayed-job-active-record ruby-activerecord ruby-mysql2
-        ruby-sidekiq gnuplot-nox)
+        ruby-sidekiq python3-rq gnuplot-nox)
 elif (($#)); then
     die "unknown argument: $1 (expected --peers or nothing)"
 fi

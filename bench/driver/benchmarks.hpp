@@ -34,10 +34,11 @@ struct EndToEndSpec {
     std::int64_t rows = 1000000;
     int processes = 2;
     int threads = 4;
-    int worker_batch = 0;  // WorkerOptions::batch (0: adaptive, the SDK's default)
-    int handler_ms = 0;    // the handler sleeps this long (0: returns at once)
-    std::string claim;     // the queue's `claim:` mode; empty: not set (mysql, the default)
-    int batch = 1000;      // the queue's claim batch
+    int worker_batch = 0;     // WorkerOptions::batch (0: adaptive, the SDK's default)
+    int handler_ms = 0;       // the handler sleeps this long (0: returns at once)
+    std::string claim;        // the queue's `claim:` mode; empty: not set (the default)
+    std::string sdk = "cpp";  // the workers' SDK: cpp, python, python-async or node
+    int batch = 1000;         // the queue's claim batch
     std::int64_t max_backlog = 20000;
     int time_limit_s = 300;
     std::string bench = "e2e";  // the sample's benchmark name
@@ -67,7 +68,7 @@ struct LatencySpec {
     // inserted when it is due (due_at = NOW(6)), at `rate`; nudged: live, and each insert is
     // followed by PUBLISH rowpump:{q}:nudge.
     std::string inserts = "scheduled";
-    std::string claim = "mysql";  // the queue's claim mode; mysql is left to the default
+    std::string claim = "mysql";  // the queue's claim mode, written out
 };
 // C (latency): due_at -> handler start, p50/p99/max, on a queue that keeps up.
 Sample run_latency(Context& ctx, const LatencySpec& spec, int rep);

@@ -28,6 +28,7 @@ struct Programs {
     std::string bare_dispatch;
     std::string e2e_worker;
     std::string row_claim_baseline;
+    std::string source_dir;  // the SDKs of Python and Node.js and their bench/workers/ programs
 };
 
 // One measurement: benchmark name, configuration label, repetition, named figures.

@@ -4,9 +4,11 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -41,12 +43,35 @@ std::vector<std::int64_t> int_column(testing::MysqlClient& db, const std::string
 }
 
 // "4x8" with the SDK's default batch (adaptive), "4x8x16" with batch 16; "+10ms" when the
-// handler sleeps; "@redis" with claim: redis.
+// handler sleeps; "@redis" with claim: redis; "python:" or "node:" before it for those SDKs.
 std::string label(const EndToEndSpec& spec) {
-    return std::to_string(spec.processes) + "x" + std::to_string(spec.threads) +
+    return (spec.sdk == "cpp" ? "" : spec.sdk + ":") + std::to_string(spec.processes) + "x" +
+           std::to_string(spec.threads) +
            (spec.worker_batch > 0 ? "x" + std::to_string(spec.worker_batch) : "") +
            (spec.handler_ms > 0 ? "+" + std::to_string(spec.handler_ms) + "ms" : "") +
            (spec.claim.empty() ? "" : "@" + spec.claim);
+}
+
+// A worker process on `sdk`'s SDK with the flags of bench/e2e_worker.cpp: the C++ program,
+// or bench/workers/e2e_worker.{py,js} on the SDK in the source tree (Debian's python3, which
+// sees python3-redis; node with worker-sdk/node's packages).
+std::unique_ptr<ChildProcess> start_worker(Context& ctx, const std::string& sdk,
+                                           std::vector<std::string> flags, std::string mode,
+                                           const std::string& log) {
+    const auto& source = ctx.programs().source_dir;
+    std::vector<std::string> argv{ctx.programs().e2e_worker};
+    testing::SpawnOptions options = log_to(log);
+    if (sdk == "python" || sdk == "python-async") {
+        argv = {"/usr/bin/python3", source + "/bench/workers/e2e_worker.py"};
+        options.env.emplace_back("PYTHONPATH", source + "/worker-sdk/python");
+        options.env.emplace_back("PYTHONDONTWRITEBYTECODE", "1");
+        if (sdk == "python-async") mode = "async";
+    } else if (sdk == "node") {
+        argv = {"node", source + "/bench/workers/e2e_worker.js"};
+    }
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"--mode", mode});
+    return std::make_unique<ChildProcess>(argv, options);
 }
 
 // The dispatcher, then its workers once the queue is announced.
@@ -56,7 +81,7 @@ struct Fleet {
 
     Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
           int processes, int threads, int batch, const std::string& mode, int handler_ms = 0,
-          int time_limit_s = kWorkerTimeLimit) {
+          int time_limit_s = kWorkerTimeLimit, const std::string& sdk = "cpp") {
         dispatcher = std::make_unique<ChildProcess>(
             std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
                                      "--log-level", "warn"},
@@ -70,14 +95,13 @@ struct Fleet {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
         for (int p = 0; p < processes; ++p) {
-            workers.push_back(std::make_unique<ChildProcess>(
-                std::vector<std::string>{
-                    ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
-                    std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
-                    "--batch", std::to_string(batch), "--mode", mode, "--handler-ms",
-                    std::to_string(handler_ms), "--time-limit",
-                    std::to_string(time_limit_s + kWorkerTimeMargin)},
-                log_to(ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log"))));
+            workers.push_back(start_worker(
+                ctx, sdk,
+                {"--redis-host", ctx.env().redis_host, "--redis-port",
+                 std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
+                 "--batch", std::to_string(batch), "--handler-ms", std::to_string(handler_ms),
+                 "--time-limit", std::to_string(time_limit_s + kWorkerTimeMargin)},
+                mode, ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log")));
         }
     }
 
@@ -125,6 +149,30 @@ std::pair<std::int64_t, double> time_until_completed(Context& ctx, Fleet& fleet,
         }
         std::this_thread::sleep_for(kPollEvery);
     }
+}
+
+// MariaDB's statement counters (SHOW GLOBAL STATUS) that the sample reports per task, as
+// "<name>_per_task": what the dispatcher's statements cost, counted by the server. Prepared
+// statements count under their kind too (COM_UPDATE) as well as in COM_STMT_EXECUTE; an
+// UPDATE that joins a derived table (claims; outcomes, except claim: redis's equal
+// successes, which update by id) is a COM_UPDATE_MULTI.
+const std::vector<std::string> kStatementCounters{
+    "COM_SELECT", "COM_UPDATE",       "COM_UPDATE_MULTI",  "COM_INSERT",
+    "COM_COMMIT", "COM_STMT_EXECUTE", "HANDLER_READ_NEXT", "HANDLER_READ_KEY"};
+
+std::map<std::string, std::int64_t> statement_counts(testing::MysqlClient& db) {
+    std::map<std::string, std::int64_t> counts;
+    for (const auto& name : kStatementCounters) {
+        counts[name] = db.scalar(
+            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '" +
+            name + "'");
+    }
+    return counts;
+}
+
+std::string lowercase(std::string text) {
+    for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
 }
 
 std::string last_line_with(const std::string& file, const std::string& marker) {
@@ -179,7 +227,7 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
     q.lease = "5m";
     q.max_backlog = spec.max_backlog;
     q.on_success = "status = :status";
-    q.claim = spec.claim;
+    q.claim = spec.claim.empty() ? "default" : spec.claim;  // empty: no claim: key
     if (spec.payload > 0)
         q.extra_lines.push_back(std::string("payload: [") + kPayloadColumns + "]");
     const std::string config =
@@ -189,14 +237,16 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
 
     const auto cpu_before = ctx.server_cpu();
     const auto updated_before = testing::rows_updated(ctx.db());
+    const auto statements_before = statement_counts(ctx.db());
     const double start = now_seconds();
     Fleet fleet(ctx, file, "logs/" + spec.bench + "-" + config + "-rep" + std::to_string(rep),
                 spec.processes, spec.threads, spec.worker_batch, "noop", spec.handler_ms,
-                spec.time_limit_s);
+                spec.time_limit_s, spec.sdk);
     const auto [completed, seconds] =
         time_until_completed(ctx, fleet, spec.rows, start, spec.time_limit_s);
     const auto cpu_after = ctx.server_cpu();
     const auto updated = testing::rows_updated(ctx.db()) - updated_before;
+    const auto statements_after = statement_counts(ctx.db());
     testing::ResourceUsage dispatcher;
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);
@@ -222,6 +272,11 @@ Sample run_end_to_end(Context& ctx, const EndToEndSpec& spec, int rep) {
         s.values["mysql_cpu_s"] * 1e6 / static_cast<double>(completed);
     s.values["row_updates_per_task"] =
         static_cast<double>(updated) / static_cast<double>(completed);
+    for (const auto& name : kStatementCounters) {
+        s.values[lowercase(name) + "_per_task"] =
+            static_cast<double>(statements_after.at(name) - statements_before.at(name)) /
+            static_cast<double>(completed);
+    }
     std::ostringstream line;
     line << std::fixed << std::setprecision(1);
     line << spec.bench << " " << config << " rep " << rep << ": " << completed << " tasks in "
@@ -252,14 +307,15 @@ Sample run_worker_drain(Context& ctx, const EndToEndSpec& spec, int rep) {
     const double start = now_seconds();
     std::vector<std::unique_ptr<ChildProcess>> workers;
     for (int p = 0; p < spec.processes; ++p) {
-        workers.push_back(std::make_unique<ChildProcess>(
-            std::vector<std::string>{
-                ctx.programs().e2e_worker, "--redis-host", ctx.env().redis_host, "--redis-port",
-                std::to_string(ctx.env().redis_port), "--threads", std::to_string(spec.threads),
-                "--batch", std::to_string(spec.worker_batch), "--handler-ms",
-                std::to_string(spec.handler_ms)},
-            log_to(ctx.path("logs/drain-" + config + "-rep" + std::to_string(rep) + "-worker" +
-                            std::to_string(p) + ".log"))));
+        workers.push_back(start_worker(
+            ctx, spec.sdk,
+            {"--redis-host", ctx.env().redis_host, "--redis-port",
+             std::to_string(ctx.env().redis_port), "--threads", std::to_string(spec.threads),
+             "--batch", std::to_string(spec.worker_batch), "--handler-ms",
+             std::to_string(spec.handler_ms)},
+            "noop",
+            ctx.path("logs/drain-" + config + "-rep" + std::to_string(rep) + "-worker" +
+                     std::to_string(p) + ".log")));
     }
     std::int64_t done = 0;
     double seconds = 0;
@@ -303,7 +359,7 @@ Sample run_latency(Context& ctx, const LatencySpec& spec, int rep) {
     q.lease = "1m";
     q.on_success = "status = 1, started_at = FROM_UNIXTIME(:started)";
     q.poll_min = spec.poll_min;
-    if (spec.claim != "mysql") q.claim = spec.claim;
+    q.claim = spec.claim;
     const std::string config = "poll_min=" + spec.poll_min +
                                (spec.inserts == "scheduled" ? "" : " " + spec.inserts) +
                                (spec.claim == "mysql" ? "" : " claim=" + spec.claim);

@@ -58,10 +58,19 @@ std::pair<int, int> processes_threads(const std::string& config) {
     return {std::stoi(config.substr(0, x)), std::stoi(config.substr(x + 1))};
 }
 
-// "PROCESSESxTHREADS[xBATCH][+MSms][@CLAIM]": the workers' batch (default: the SDK's,
-// adaptive), how long their handler sleeps (default: not at all) and the queue's claim mode
-// (default: mysql).
+// "[SDK:]PROCESSESxTHREADS[xBATCH][+MSms][@CLAIM]": the workers' SDK (default: cpp; python,
+// python-async, node), their batch (default: the SDK's, adaptive), how long their handler
+// sleeps (default: not at all) and the queue's claim mode (default: mysql).
 void set_workers(EndToEndSpec& spec, std::string config) {
+    const auto colon = config.find(':');
+    if (colon != std::string::npos) {
+        spec.sdk = config.substr(0, colon);
+        if (spec.sdk != "cpp" && spec.sdk != "python" && spec.sdk != "python-async" &&
+            spec.sdk != "node") {
+            throw std::runtime_error("expected cpp:, python:, python-async: or node: " + config);
+        }
+        config = config.substr(colon + 1);
+    }
     const auto at = config.find('@');
     if (at != std::string::npos) {
         spec.claim = config.substr(at + 1);
@@ -173,9 +182,10 @@ Options parse_options(int argc, char** argv) {
         "also compare rowpump and the bare loop on a table this small, batch 1000 (0: no)");
     app.add_option("--e2e-rows", o.e2e.rows);
     app.add_option("--e2e-configs", o.e2e_configs,
-                   "PROCESSESxTHREADS[xBATCH][+MSms][@CLAIM],... (BATCH: tasks per worker round "
-                   "trip, default the SDK's adaptive one; MS: handler time; CLAIM: mysql, the "
-                   "default, or redis)")
+                   "[SDK:]PROCESSESxTHREADS[xBATCH][+MSms][@CLAIM],... (SDK: the workers' "
+                   "language, cpp (the default), python, python-async or node; BATCH: tasks "
+                   "per worker round trip, default the SDK's adaptive one; MS: handler time; "
+                   "CLAIM: mysql, the default, or redis)")
         ->delimiter(',');
     app.add_option("--e2e-payloads", o.e2e_payloads,
                    "payload columns sent with each task, 0 or 3 (about 100 bytes), e.g. 0,3: "
@@ -226,7 +236,7 @@ int main(int argc, char** argv) try {
     rowpump::MysqlThread mysql_thread;
     Context ctx(rowpump::testing::server_env_from_environment(),
                 Programs{o.rowpump, ROWPUMP_BENCH_BARE_DISPATCH, ROWPUMP_BENCH_E2E_WORKER,
-                         ROWPUMP_BENCH_ROW_CLAIM},
+                         ROWPUMP_BENCH_ROW_CLAIM, ROWPUMP_BENCH_SOURCE_DIR},
                 o.run_dir);
     ctx.set_indexes(o.indexes);
     if (has(o.phases, "dispatch")) run_dispatch(ctx, o);

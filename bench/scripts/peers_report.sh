@@ -28,11 +28,19 @@ summarize() {
             while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s)
             return s
         }
+        # ", claim: redis" for a config ending in @redis; no @: the default of the code measured.
+        function claim(config) {
+            return config ~ /@redis$/ ? ", claim: redis" : config ~ /@mysql$/ ? ", claim: mysql" : ""
+        }
         function label(name, config,   n) {
             if (name == "rowpump")
                 return "rowpump, 2 workers x 4 threads, " \
-                       (config ~ /^2x4x16/ ? "batch 16" : "default batch") \
-                       (config ~ /@redis$/ ? ", claim: redis" : "")
+                       (config ~ /^2x4x16/ ? "batch 16" : "default batch") claim(config)
+            if (name == "rowpump-node")
+                return "rowpump Node.js, 2 processes x concurrency 4" claim(config)
+            if (name == "rowpump-python")
+                return "rowpump Python, 2 processes x 4 threads" claim(config)
+            if (name == "rq") return "RQ, " substr(config, 1, index(config, "p") - 1) " SimpleWorker processes"
             if (name == "delayed_job") return "delayed_job, " substr(config, 1, length(config) - 1) " workers"
             if (name == "sidekiq")
                 return "Sidekiq, 2 processes x 10 threads, per-job logging " substr(config, 10)
@@ -40,9 +48,9 @@ summarize() {
             return "BullMQ, " n (n == 1 ? " process" : " processes") " x concurrency 50"
         }
         function mysql(name, config) {
-            if (name == "rowpump")
-                return config ~ /@redis$/ ? "yes: the outcome on the task row" \
-                                          : "yes: claim and outcome on the task row"
+            if (name ~ /^rowpump/)
+                return config ~ /@mysql$/ ? "yes: claim and outcome on the task row" \
+                                          : "yes: the outcome on the task row"
             if (name == "delayed_job") return "yes: the queue is a MySQL table"
             return "no: Redis only"
         }
@@ -82,11 +90,17 @@ markdown() {
 }
 
 # Bars of the median jobs/s (rowpump orange), log scale: delayed_job is two orders below.
+# The title gives the jobs per run of the first system and of the Python pair when they differ.
+jobs_per_run() {
+    cut -f4 "$results" | awk '!seen[$0]++' | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' |
+        paste -sd/ | sed 's|/| or |g'
+}
+
 plot() {
     gnuplot <<GNUPLOT
-set terminal pngcairo size 1100,620 font "sans,10"
+set terminal pngcairo size 1200,640 font "sans,10"
 set output "$out/peers.png"
-set title "No-op jobs per second (median of $(cut -f3 "$results" | sort -u | wc -l) interleaved rounds, $(head -n 1 "$results" | cut -f4 | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta') jobs per run, same servers)"
+set title "No-op jobs per second (median of $(cut -f3 "$results" | sort -u | wc -l) interleaved rounds, $(jobs_per_run) jobs per run, same servers)"
 set datafile separator "\t"
 set style fill solid 0.8 border -1
 set boxwidth 0.6
@@ -97,7 +111,7 @@ set ylabel "jobs/s (log scale)"
 set xtics rotate by 25 right noenhanced
 set grid ytics
 set bmargin 13
-set lmargin 30
+set lmargin 44
 unset key
 plot "$out/peers-summary.tsv" \
      using 0:3:(strstrt(strcol(1), "rowpump") == 1 ? 0xd95f02 : 0x4a7ebb):xtic(1) \

@@ -59,7 +59,9 @@ void render_queue(std::ostringstream& out, const QueueSpec& q) {
     if (!q.on_success.empty()) out << "    on_success: " << yaml_quote(q.on_success) << "\n";
     if (!q.on_dead.empty()) out << "    on_dead: " << yaml_quote(q.on_dead) << "\n";
     out << "    poll: { min: " << q.poll_min << ", max: " << q.poll_max << " }\n";
-    if (!q.claim.empty()) out << "    claim: " << q.claim << "\n";
+    // Empty: claim: mysql, the mode the tests were written for (the dispatcher's default until
+    // it became redis); "default": no claim: key, the dispatcher's default.
+    if (q.claim != "default") out << "    claim: " << (q.claim.empty() ? "mysql" : q.claim) << "\n";
     for (const auto& line : q.extra_lines) out << "    " << line << "\n";
 }
 

@@ -100,6 +100,40 @@ TEST_CASE("rowpump check passes on a migrated table and prints the claim stateme
     CHECK(strict.status.success());
 }
 
+TEST_CASE("rowpump check says which claim mode a queue uses and whether the default chose it",
+          "[dispatcher]") {
+    TestBed bed;
+    MysqlClient db = bed.db();
+    create_user_block_status(db);
+    QueueSpec by_default;
+    by_default.claim = "default";  // no claim: key
+    const std::string default_config = bed.write_config({by_default}, "default.yaml");
+    migrate_apply(default_config);
+    RunResult r = rowpump_cli({"check", "-c", default_config});
+    INFO(r.describe());
+    CHECK(r.status.success());
+    CHECK(contains(r.out, "queue users: ok; claim: redis (the default)"));
+    CHECK(contains(r.out, "Pick mysql for rows that show their claim"));
+
+    QueueSpec asked;
+    asked.claim = "mysql";
+    RunResult m = rowpump_cli({"check", "-c", bed.write_config({asked}, "mysql.yaml")});
+    INFO(m.describe());
+    CHECK(m.status.success());
+    CHECK(contains(m.out, "queue users: ok; claim: mysql (set in the config)"));
+    CHECK(contains(m.out, "Pick redis for about half the MySQL work per task"));
+
+    QueueSpec two_columns;
+    two_columns.claim = "default";
+    two_columns.order_by = "updated_time, user_id";
+    RunResult t = rowpump_cli({"check", "-c", bed.write_config({two_columns}, "two.yaml")});
+    INFO(t.describe());
+    CHECK(t.status.success());
+    CHECK(contains(t.out,
+                   "queue users: ok; claim: mysql (the default for this queue: claim: "
+                   "redis does not work with an order_by of several columns yet)"));
+}
+
 TEST_CASE("rowpump check fails clearly when the bookkeeping columns are missing", "[dispatcher]") {
     TestBed bed;
     MysqlClient db = bed.db();

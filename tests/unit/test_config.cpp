@@ -706,6 +706,7 @@ TEST_CASE("the example configs load", "[config]") {
     REQUIRE(sharded.queues[0].shards.size() == 3);
     CHECK(sharded.queues[0].shards[2].mysql.database == "app_ap");
     CHECK(sharded.queues[0].shards[2].mysql.password == "example-password");
+    CHECK(sharded.queues[0].claim == ClaimMode::mysql);  // redis does not serve shards yet
 
     auto one_shot = load_config((dir / "one-shot.yaml").string());
     REQUIRE(one_shot.queues.size() == 1);
@@ -799,9 +800,17 @@ TEST_CASE("due_count and due_since are read and checked", "[config]") {
                        "contains ';' (a fragment must be a single expression)");
 }
 
-TEST_CASE("claim: mysql by default, redis on request, and redis's limits", "[config]") {
-    CHECK(parsed(with_queue_lines("")).queues.at(0).claim == ClaimMode::mysql);
-    CHECK(parsed(with_queue_lines("    claim: mysql\n")).queues.at(0).claim == ClaimMode::mysql);
+TEST_CASE("claim: redis by default, mysql on request or where redis does not work yet",
+          "[config]") {
+    const auto plain = parsed(with_queue_lines("")).queues.at(0);
+    CHECK(plain.claim == ClaimMode::redis);
+    CHECK(plain.key_lines.count("claim") == 0);  // check: "the default"
+    const auto asked = parsed(with_queue_lines("    claim: mysql\n")).queues.at(0);
+    CHECK(asked.claim == ClaimMode::mysql);
+    CHECK(asked.key_lines.count("claim") == 1);  // check: "set in the config"
+    // Without the key, a queue that claim: redis cannot serve gets mysql rather than an error.
+    const auto two_columns = parsed(with_queue_lines("    order_by: a, b\n")).queues.at(0);
+    CHECK(two_columns.claim == ClaimMode::mysql);
     CHECK(
         parsed(with_queue_lines("    claim: redis\n    order_by: id DESC\n")).queues.at(0).claim ==
         ClaimMode::redis);

@@ -5,7 +5,10 @@
 
 namespace {
 
-rowpump::Config load(const std::string& queue_body) {
+// A queue body without a claim: key gets claim: mysql, the mode these statements were written
+// for (the dispatcher's default is redis).
+rowpump::Config load(std::string queue_body) {
+    if (queue_body.find("claim:") == std::string::npos) queue_body += "    claim: mysql\n";
     return rowpump::parse_config("mysql: {user: u, database: d}\nqueues:\n  q:\n" + queue_body,
                                  "t.yaml");
 }

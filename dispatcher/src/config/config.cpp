@@ -151,6 +151,7 @@ void read_queue_pacing(const Reader& r, const Map& map, QueueConfig& queue) {
 
 void read_claim_mode(const Reader& r, const Map& map, const Item& item, QueueConfig& queue) {
     const std::string mode = r.string(item);
+    queue.claim = ClaimMode::mysql;
     if (mode == "mysql") return;
     if (mode != "redis") r.fail(item, "must be mysql or redis, got '" + mode + "'");
     queue.claim = ClaimMode::redis;
@@ -181,6 +182,15 @@ void read_group_limits(const Reader& r, const Map& map, QueueConfig& queue) {
     }
 }
 
+// Without a `claim:` key: redis, which writes each row once, except where it does not work
+// yet (an order_by of several columns, shards, group_by): there mysql. (QueueConfig::claim's own
+// default stays mysql for queues built in code; key_lines says whether the config had the key.)
+void default_claim_mode(const Map& map, QueueConfig& queue) {
+    const bool redis_works =
+        queue.order_by.size() <= 1 && !map.get("shards") && queue.group_by.empty();
+    queue.claim = redis_works ? ClaimMode::redis : ClaimMode::mysql;
+}
+
 void record_key_lines(const Map& map, QueueConfig& queue) {
     queue.key_lines[""] = yaml::line_of(map.self());
     for (const auto& entry : map.entries())
@@ -204,7 +214,11 @@ QueueConfig read_queue(const Reader& r, const Map::Entry& entry, const MysqlConf
     read_queue_pacing(r, map, queue);
     read_columns(r, map, queue);
     if (auto v = map.get("shards")) queue.shards = read_shards(r, *v, mysql, queue.table);
-    if (auto v = map.get("claim")) read_claim_mode(r, map, *v, queue);
+    if (auto v = map.get("claim")) {
+        read_claim_mode(r, map, *v, queue);
+    } else {
+        default_claim_mode(map, queue);
+    }
     read_group_limits(r, map, queue);
     record_key_lines(map, queue);
     return queue;

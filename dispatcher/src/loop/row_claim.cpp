@@ -30,8 +30,18 @@ const std::vector<ClaimedRow>& RowClaim::claim(std::int64_t capacity) {
 }
 
 std::string RowClaim::describe() const {
-    return "claim: mysql (the default): each task writes its row twice, claim and outcome, "
-           "and the row shows its claim. Pick redis for about half the MySQL work per task";
+    std::string why = "set in the config";
+    if (queue_.key_lines.count("claim") == 0) {
+        const char* needs = !queue_.shards.empty()     ? "shards"
+                            : !queue_.group_by.empty() ? "group_by"
+                                                       : "an order_by of several columns";
+        why = std::string("the default for this queue: claim: redis does not work with ") + needs +
+              " yet";
+    }
+    return "claim: mysql (" + why +
+           "): each task writes its row twice, claim and outcome, and the row shows its claim "
+           "to other programs that read the table. Pick redis for about half the MySQL work "
+           "per task";
 }
 
 std::vector<std::string> RowClaim::statements(const QueueSql& sql) const {

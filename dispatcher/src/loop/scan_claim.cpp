@@ -139,7 +139,9 @@ const std::vector<ClaimedRow>& ScanClaim::claim(std::int64_t capacity) {
 }
 
 std::string ScanClaim::describe() const {
-    return "claim: redis: each task writes its row once, with its outcome; rows in flight "
+    return std::string("claim: redis (") +
+           (queue_.key_lines.count("claim") > 0 ? "set in the config" : "the default") +
+           "): each task writes its row once, with its outcome; rows in flight "
            "still look due in MySQL and the leader keeps them apart. Pick mysql for rows "
            "that show their claim, for shards or an order_by of several columns";
 }

@@ -27,7 +27,7 @@ struct QueueSpec {
     std::string on_dead;  // empty: none
     std::string poll_min = "10ms";
     std::string poll_max = "100ms";
-    std::string claim;                     // "mysql" or "redis"; empty: the default
+    std::string claim;                     // "mysql" (also when empty), "redis"; "default": no key
     std::vector<std::string> extra_lines;  // more "key: value" lines for this queue, verbatim
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // The rowpump worker SDK: take tasks from a queue's ready list, run a handler, report the
-// outcome. See README.md ("Writing a worker") and examples/.
+// outcome. See docs/workers.md ("Writing a worker") and examples/.
 //
 //   rowpump::WorkerOptions options;
 //   options.queue = "user_block_check";
@@ -97,7 +97,7 @@ private:
 using Handler = std::function<Outcome(const Task&)>;
 
 // The SDK's version as built (project(VERSION) in CMakeLists.txt, e.g. "0.3.0"), and the
-// protocol version it speaks with a dispatcher (README.md, "Protocol version").
+// protocol version it speaks with a dispatcher (docs/protocol.md, "Protocol version").
 const char* version() noexcept;
 int protocol_version() noexcept;
 
@@ -112,7 +112,7 @@ public:
     // Runs `handler` on options.threads threads until stop(), then drains: no new fetches,
     // tasks in hand finish and are reported. Survives Redis outages (waits and reconnects).
     // Throws Error if the queue is unknown, or if its dispatcher speaks another protocol
-    // version (README.md, "Protocol version"): then nothing is taken.
+    // version (docs/protocol.md, "Protocol version"): then nothing is taken.
     void run(const Handler& handler);
 
     // Asks run() to drain and return. Safe from any thread; only stores to an atomic flag,

@@ -40,7 +40,8 @@ void Reaper::apply(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
     redis.move_aside(reaped_, {{protocol::kStatReaped, static_cast<std::int64_t>(reaped_.size())},
                                {protocol::kStatRetried, counts.retried},
                                {protocol::kStatDead, counts.dead},
-                               {protocol::kStatStale, counts.stale}});
+                               {protocol::kStatStale, counts.stale},
+                               {protocol::kStatAgain, counts.again}});
     path.on_outcomes_finished(reaped_);
     const auto [refused, first] = refusals(reaped_);
     metrics_.applied(counts, static_cast<std::int64_t>(refused),

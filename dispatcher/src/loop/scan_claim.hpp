@@ -33,8 +33,8 @@ public:
     // The claim is a read that never waits, and the rows are in flight.
     bool claims_beside_outcomes() const override { return true; }
     // Drops tasks no Redis list holds any more, every lease_look_interval.
-    void before_claim(RedisSide& redis, std::int64_t capacity,
-                      const std::vector<DoneEntry>& reaped) override;
+    std::int64_t before_claim(RedisSide& redis, std::int64_t capacity,
+                              const std::vector<DoneEntry>& reaped) override;
     // The rows to push, claimable and not in flight.
     const std::vector<ClaimedRow>& claim(std::int64_t capacity) override;
     void on_pushed() override { in_flight_.add(rows_); }

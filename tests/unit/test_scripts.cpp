@@ -68,7 +68,7 @@ TEST_CASE("the redis-cli worker runs the protocol's complete script", "[scripts]
     CHECK(normalised(copy) == normalised(kComplete));
 }
 
-TEST_CASE("docs/protocol.md quotes the protocol's complete script", "[scripts]") {
+TEST_CASE("the complete script docs/protocol.md quotes is the protocol's", "[scripts]") {
     const auto copy = quoted_after(read_source("docs/protocol.md"), "EVAL \"");
     REQUIRE(!copy.empty());
     CHECK(normalised(copy) == normalised(kComplete));

@@ -34,8 +34,7 @@ std::string readme_section() {
 std::string code_block(const std::string& section, const std::string& language,
                        const std::string& part = "") {
     const std::string fence = "```" + language + "\n";
-    for (auto at = section.find(fence); at != std::string::npos;
-         at = section.find(fence, at + 1)) {
+    for (auto at = section.find(fence); at != std::string::npos; at = section.find(fence, at + 1)) {
         const auto begin = at + fence.size();
         const auto block = section.substr(begin, section.find("```", begin) - begin);
         if (block.find(part) != std::string::npos) return block;
@@ -126,8 +125,9 @@ TEST_CASE("readme: the five-minute example runs as written", "[readme]") {
 
     // Each worker sends the rows that are due: the README's own and three more each.
     auto all_sent = [&] {
-        return db.scalar("SELECT COUNT(*) FROM emails WHERE sent_at IS NULL OR receipt IS NULL "
-                         "OR receipt <> CONCAT('r-', id)") == 0;
+        return db.scalar(
+                   "SELECT COUNT(*) FROM emails WHERE sent_at IS NULL OR receipt IS NULL "
+                   "OR receipt <> CONCAT('r-', id)") == 0;
     };
     auto run_worker = [&](const std::string& name, std::vector<std::string> argv,
                           SpawnOptions options = {}) {

@@ -40,8 +40,8 @@ std::string section(const std::string& markdown, const std::string& heading) {
 }
 
 struct KeyRow {
-    std::string key;      // "queues.<queue>.retry.base"
-    std::string default_; // the cell as written
+    std::string key;       // "queues.<queue>.retry.base"
+    std::string default_;  // the cell as written
 };
 
 // The rows of docs/configuration.md's table of keys.
@@ -106,7 +106,8 @@ std::string config_with(const std::string& key, const std::string& value) {
     root.set({"queues", "q", "id"}, 0, "id");
     root.set({"queues", "q", "due"}, 0, "\"state = 0\"");
     auto path = path_of(key);
-    if (path.size() > 3 && path[2] == "shards[]") root.set(path_of("queues.q.shards[].name"), 0, "s1");
+    if (path.size() > 3 && path[2] == "shards[]")
+        root.set(path_of("queues.q.shards[].name"), 0, "s1");
     if (value.empty()) path.pop_back();
     if (!path.empty()) root.set(path, 0, value);
     std::ostringstream out;
@@ -117,8 +118,8 @@ std::string config_with(const std::string& key, const std::string& value) {
 std::string dump(const rowpump::MysqlConfig& m) {
     std::ostringstream o;
     o << m.host << "|" << m.port << "|" << m.user << "|" << m.password << "|" << m.database << "|"
-      << m.connect_timeout.count() << "|" << static_cast<int>(m.tls.mode) << "|" << m.tls.ca
-      << "|" << m.tls.cert << "|" << m.tls.key;
+      << m.connect_timeout.count() << "|" << static_cast<int>(m.tls.mode) << "|" << m.tls.ca << "|"
+      << m.tls.cert << "|" << m.tls.key;
     return o.str();
 }
 
@@ -142,15 +143,15 @@ std::string dump(const rowpump::Config& c) {
           << (q.rate ? std::to_string(q.rate->count) + "/" + std::to_string(q.rate->per.count())
                      : "-")
           << "|" << (q.on_success ? q.on_success->text : "-") << "|"
-          << (q.on_dead ? q.on_dead->text : "-") << "|"
-          << (q.due_since ? q.due_since->text : "-") << "|" << q.retry.base.count() << "|"
-          << q.retry.cap.count() << "|" << q.retry.max_attempts << "|"
-          << q.retry.max_delay.count() << "|" << q.poll_min.count() << "|" << q.poll_max.count()
-          << "|" << q.reap_interval.count() << "|" << q.leader_timeout.count() << "|"
-          << q.columns.token << "|" << q.columns.lease << "|" << q.columns.attempts << "|"
-          << q.columns.error << "|" << q.columns.dead << "|" << q.columns.lease_index << "|"
-          << q.shards.size() << "\n";
-        for (const auto& s : q.shards) o << "shard " << s.name << "|" << dump(s.mysql) << "|" << s.table << "\n";
+          << (q.on_dead ? q.on_dead->text : "-") << "|" << (q.due_since ? q.due_since->text : "-")
+          << "|" << q.retry.base.count() << "|" << q.retry.cap.count() << "|"
+          << q.retry.max_attempts << "|" << q.retry.max_delay.count() << "|" << q.poll_min.count()
+          << "|" << q.poll_max.count() << "|" << q.reap_interval.count() << "|"
+          << q.leader_timeout.count() << "|" << q.columns.token << "|" << q.columns.lease << "|"
+          << q.columns.attempts << "|" << q.columns.error << "|" << q.columns.dead << "|"
+          << q.columns.lease_index << "|" << q.shards.size() << "\n";
+        for (const auto& s : q.shards)
+            o << "shard " << s.name << "|" << dump(s.mysql) << "|" << s.table << "\n";
     }
     return o.str();
 }
@@ -210,8 +211,9 @@ TEST_CASE("docs: docs/configuration.md lists every key the config parser accepts
     }
 }
 
-TEST_CASE("docs: docs/operations.md documents every subcommand, option and flag of the command line",
-          "[docs]") {
+TEST_CASE(
+    "docs: docs/operations.md documents every subcommand, option and flag of the command line",
+    "[docs]") {
     const auto commands = section(read_source("docs/operations.md"), "## Commands");
     REQUIRE(!commands.empty());
     const auto cl = rowpump::make_command_line();

@@ -18,16 +18,16 @@ struct CommandLine {
     CLI::App app{"rowpump: claims due rows in MySQL and feeds their ids to Redis lists"};
     // What parsing fills in.
     std::string config_file, log_level, log_format = "text", queue;
-    bool strict = false;                        // check
-    bool apply = false;                         // migrate
-    std::string lock_wait = "5s";               // migrate
-    std::string watch = "0ms";                  // status
-    int count = 0;                              // status
-    bool json = false;                          // status
-    int limit = 100;                            // dead
-    std::vector<std::string> ids;               // retry
-    bool all = false;                           // retry
-    std::string shard, set;                     // retry
+    bool strict = false;           // check
+    bool apply = false;            // migrate
+    std::string lock_wait = "5s";  // migrate
+    std::string watch = "0ms";     // status
+    int count = 0;                 // status
+    bool json = false;             // status
+    int limit = 100;               // dead
+    std::vector<std::string> ids;  // retry
+    bool all = false;              // retry
+    std::string shard, set;        // retry
     CLI::App *run = nullptr, *check = nullptr, *migrate = nullptr, *status = nullptr,
              *dead = nullptr, *retry = nullptr, *pause = nullptr, *resume = nullptr;
 };

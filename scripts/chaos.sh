@@ -8,7 +8,7 @@
 # Exit 1 if any count but K is non-zero or an extra handler run is not explained by a fault.
 # --tasks: default 50,000 (about 2 minutes; what CI runs); 1000000 is the full run.
 # --seed: repeat a schedule (default: a new random seed, printed first).
-# --claim: every queue's claim mode (default mysql; README.md, "Claims in MySQL or in Redis").
+# --claim: every queue's claim mode (default mysql; docs/semantics.md, "Claims in MySQL or in Redis").
 # The run directory (run/chaos-<time>/: config, logs, ledgers) is kept when the run fails or
 # with --keep, removed otherwise. Options after -- go to the driver (build/chaos/rowpump_chaos
 # --help), e.g. -- --seconds 300.

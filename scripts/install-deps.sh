@@ -23,7 +23,7 @@ packages=(
     # Redis Sentinel for the high-availability tests (tests/integration/test_redis_ha.cpp)
     redis-sentinel
     # TLS tests: certificates made with the openssl command (test_mysql_tls.cpp), the TLS
-    # tunnel to Redis that README.md ("Running in production") describes
+    # tunnel to Redis that docs/operations.md ("Running in production") describes
     openssl socat
     # the Python worker SDK (worker-sdk/python) and its tests: Debian's redis-py, and venv,
     # setuptools and pip for the offline `pip install --no-build-isolation`, mypy for its types

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A rowpump worker written with nothing but redis-cli, following the wire protocol
-# (common/include/rowpump/common/protocol/protocol.hpp; README.md, "Protocol"): it shows that a worker
+# (common/include/rowpump/common/protocol/protocol.hpp; docs/protocol.md): it shows that a worker
 # needs no SDK. The end-to-end tests run it; it reports every task "ok status=1".
 #
 #   redis_cli_worker.sh HOST PORT QUEUE WORKER_ID [HEARTBEAT_TTL_MS [WORK_S EXTEND]]
@@ -142,7 +142,7 @@ for ((waited = 0; ; waited++)); do
   fi
   sleep 0.1
 done
-# The protocol rule (README.md, "Protocol version"), checked before anything is taken.
+# The protocol rule (docs/protocol.md, "Protocol version"), checked before anything is taken.
 protocol=$(cli HGET "$meta" protocol)
 if [ "${protocol:-1}" != 1 ]; then
   echo "redis_cli_worker: queue '$queue': the dispatcher speaks protocol version '$protocol', this worker 1" >&2

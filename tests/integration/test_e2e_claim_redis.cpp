@@ -149,6 +149,7 @@ TEST_CASE(
     CHECK(second.handled().size() == static_cast<std::size_t>(kFew));
     CHECK(queue_stat(sys.redis, "users", "stale") == 0);
     CHECK(sys.dispatcher->log().find("300 outcomes had been applied already") != std::string::npos);
+    CHECK(queue_stat(sys.redis, "users", "again") == kFew);
 }
 
 TEST_CASE("e2e: claim: redis: a new leader learns the tasks in flight and pushes none again",

@@ -151,6 +151,7 @@ TEST_CASE(
     sys.dispatcher = sys.bed.start_dispatcher(sys.config, "dispatcher-again.log");
     REQUIRE(eventually(30s, [&] { return list_length(sys.redis, keys.done) == 0; }));
     REQUIRE(eventually(10s, [&] { return queue_stat(sys.redis, "users", "completed") == kFew; }));
+    CHECK(queue_stat(sys.redis, "users", "again") == kFew);  // the stats counter, not a log line
     CHECK(queue_stat(sys.redis, "users", "stale") == 0);
     CHECK(sys.rows_not_run_once() == 0);
 }

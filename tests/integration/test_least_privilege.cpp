@@ -1,9 +1,9 @@
-// Least privilege, as README.md's "Least privilege" section states it: `migrate` runs as the
-// admin user; `check`, `run`, `status`, `dead` and `retry` as a MySQL user holding only the
-// README's GRANT on the task table and the README's Redis ACL line for the dispatcher; the
+// Least privilege, as docs/operations.md's "Least privilege" section states it: `migrate` runs as
+// the admin user; `check`, `run`, `status`, `dead` and `retry` as a MySQL user holding only the the
+// documented GRANT on the task table and the the documented Redis ACL line for the dispatcher; the
 // workers (the SDK in this process, the example worker with its password in a file) with the
-// worker line (a queue's own). The GRANTs and ACL lines are read from README.md, so the two
-// cannot drift. The worker line is also walked through the worker's side of the protocol as it
+// worker line (a queue's own). The GRANTs and ACL lines are read from docs/operations.md, so the
+// two cannot drift. The worker line is also walked through the worker's side of the protocol as it
 // stands and with each of its words taken out.
 
 #include <signal.h>
@@ -41,7 +41,7 @@ constexpr std::int64_t kRows = 300;
 constexpr std::int64_t kDeadId = 42;  // the SDK worker fails it once
 constexpr const char* kDispatcherUser = "rowpump";
 constexpr const char* kWorkerUser = "rowpump-worker-users";
-// MySQL accounts with README's grants for 'rowpump' and 'rowpump_admin' (the test bed's own
+// MySQL accounts with the documented grants for 'rowpump' and 'rowpump_admin' (the test bed's own
 // all-privileges user is already called rowpump).
 constexpr const char* kRunAccount = "rowpump_run";
 constexpr const char* kAdminAccount = "rowpump_admin";
@@ -50,22 +50,22 @@ std::string password_of(const std::string& user) {
     return user + "-secret";
 }
 
-// The one line of README.md that starts with `prefix` and contains `part`.
+// The one line of docs/operations.md that starts with `prefix` and contains `part`.
 std::string line_of_readme(const std::string& prefix, const std::string& part = "") {
-    return rowpump::testing::readme_line(std::string(ROWPUMP_SOURCE_DIR) + "/README.md", prefix,
-                                         part);
+    return rowpump::testing::readme_line(std::string(ROWPUMP_SOURCE_DIR) + "/docs/operations.md",
+                                         prefix, part);
 }
 
 std::vector<std::string> readme_acl_words(const std::string& user) {
     return acl_words(line_of_readme("user " + user + " "));
 }
 
-// README's ACL line for `user` as an ACL SETUSER command, with the user's own password.
+// the documented ACL line for `user` as an ACL SETUSER command, with the user's own password.
 std::vector<std::string> readme_acl_setuser(const std::string& user) {
     return acl_setuser(user, readme_acl_words(user), password_of(user));
 }
 
-// "SELECT, UPDATE" from README's "GRANT SELECT, UPDATE ON app.t TO 'user'@'%';".
+// "SELECT, UPDATE" from the documented "GRANT SELECT, UPDATE ON app.t TO 'user'@'%';".
 std::string readme_privileges(const std::string& user) {
     const std::string line = line_of_readme("GRANT ", "TO '" + user + "'@");
     const auto on = line.find(" ON ");
@@ -73,7 +73,7 @@ std::string readme_privileges(const std::string& user) {
     return line.substr(6, on - 6);
 }
 
-// `user` with the privileges README grants `readme_user` on the task table, and nothing else.
+// `user` with the privileges the docs grant `readme_user` on the task table, and nothing else.
 void create_mysql_user(MysqlClient& root, const std::string& database, const std::string& user,
                        const std::string& readme_user) {
     for (const char* host : {"127.0.0.1", "localhost"}) {
@@ -91,7 +91,7 @@ rowpump::RedisAddress redis_login(const RedisServer& server, const std::string& 
     return address;
 }
 
-// README's two ACL users, and a password for the default user, so that a connection that
+// the documented two ACL users, and a password for the default user, so that a connection that
 // forgot to log in is refused instead of running with every right. Returns a connection
 // as the default user, for the test's own looks.
 rowpump::redis::Connection create_redis_users(const RedisServer& server) {
@@ -127,7 +127,7 @@ std::multiset<std::string> client_users(rowpump::redis::Connection& redis) {
     return users;
 }
 
-// The dispatcher (with its observer) and the workers are connected, each as README's user
+// The dispatcher (with its observer) and the workers are connected, each as the documented user
 // for its side, and nobody else is.
 void check_logins(rowpump::redis::Connection& redis) {
     const auto users = client_users(redis);
@@ -153,7 +153,8 @@ std::int64_t count(MysqlClient& db, const std::string& where) {
 }  // namespace
 
 TEST_CASE(
-    "least privilege: check, run, status, dead and retry as README's MySQL grant and Redis ACL "
+    "least privilege: check, run, status, dead and retry as the documented MySQL grant and Redis "
+    "ACL "
     "users, workers as the worker ACL user",
     "[e2e][privilege]") {
     TestBed bed;
@@ -169,7 +170,7 @@ TEST_CASE(
     const std::string config =
         write_config(bed.dir.file("rowpump.yaml"), config_as(bed, kRunAccount));
 
-    SECTION("the users hold nothing beyond what README grants") {
+    SECTION("the users hold nothing beyond what the docs grant") {
         MysqlLogin login = bed.mysql.login(bed.database);
         login.user = kRunAccount;
         login.password = password_of(kRunAccount);
@@ -397,7 +398,8 @@ std::string walk_worker_protocol(const RedisServer& server, const std::string& u
 }  // namespace
 
 TEST_CASE(
-    "least privilege: README's worker line walks the worker's protocol and without any one of its "
+    "least privilege: the documented worker line walks the worker's protocol and without any one "
+    "of its "
     "words is refused",
     "[privilege]") {
     RedisServer server;

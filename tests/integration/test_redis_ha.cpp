@@ -2,7 +2,7 @@
 // Cluster (testing/redis_sentinel.hpp, redis_cluster.hpp). Rows flow while Redis fails over
 // and reshards, in both claim modes; at the end every row has had its outcome applied exactly
 // once (the `runs` column of e2e_system.hpp counts applied outcomes), none is left behind, and
-// no more handlers ran twice than the README's "What a failover costs" allows.
+// no more handlers ran twice than the docs/operations.md "What a failover costs" allows.
 
 #include <atomic>
 #include <chrono>
@@ -276,8 +276,8 @@ TEST_CASE(
     const auto ran_again = ledger.ran_again();
     const auto given_back = lines.given_back();
     INFO(ran_again << " rows ran again, " << given_back << " tasks given back");
-    // README, "What a failover costs" (both claim modes): no row lost, no outcome applied
-    // twice, and some tasks run again: those whose push, fetch or report the failover lost,
+    // docs/operations.md, "What a failover costs" (both claim modes): no row lost, no outcome
+    // applied twice, and some tasks run again: those whose push, fetch or report the failover lost,
     // and those a worker gives back on finding its queue on another node. Writes are lost
     // only while the old master still takes them after the promotion (with SENTINEL FAILOVER
     // until the sentinels demote it, up to 10 s) and, for a kill, the tail it had not passed
@@ -337,8 +337,8 @@ TEST_CASE(
     const auto ran_again = ledger.ran_again();
     const auto given_back = lines.given_back();
     INFO(ran_again << " rows ran again, " << given_back << " tasks given back");
-    // README, "What a failover costs": a Cluster manual failover and a slot migration lose
-    // nothing, so the only tasks that run again are those the workers give back on finding
+    // docs/operations.md, "What a failover costs": a Cluster manual failover and a slot migration
+    // lose nothing, so the only tasks that run again are those the workers give back on finding
     // their queue on another node (the tasks in hand then; their reports are refused).
     CHECK(ran_again <= given_back);
 }

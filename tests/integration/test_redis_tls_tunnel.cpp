@@ -1,5 +1,5 @@
-// Redis over TLS the way README.md ("Running in production") describes it: hiredis 0.14 has
-// no TLS, so a Redis that listens with TLS only is reached through a local socat tunnel that
+// Redis over TLS the way docs/operations.md ("Running in production") describes it: hiredis 0.14
+// has no TLS, so a Redis that listens with TLS only is reached through a local socat tunnel that
 // checks the server's certificate and name, one for the dispatcher and one for the worker.
 
 #include <signal.h>

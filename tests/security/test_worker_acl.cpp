@@ -1,4 +1,4 @@
-// README's worker ACL line (a queue's own) keeps a worker to its queue's protocol: no other
+// the documented worker ACL line (a queue's own) keeps a worker to its queue's protocol: no other
 // queue's keys, no steering of its own queue, no script of its own.
 
 #include <catch2/catch.hpp>
@@ -20,7 +20,7 @@ TEST_CASE("a worker of one queue cannot touch another queue's keys or run its ow
     auto admin = server.connect();
     const std::string user = "rowpump-worker-users";
     const auto line =
-        readme_line(std::string(ROWPUMP_SOURCE_DIR) + "/README.md", "user " + user + " ");
+        readme_line(std::string(ROWPUMP_SOURCE_DIR) + "/docs/operations.md", "user " + user + " ");
     admin.command(acl_setuser(user, acl_words(line), "secret"));
     rowpump::redis::Script::load(admin, {&protocol::kCompleteScript});
     const auto own = protocol::keys_for("users");

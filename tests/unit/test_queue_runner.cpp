@@ -191,8 +191,10 @@ public:
         }
     }
     bool claims_beside_outcomes() const override { return beside; }
-    void before_claim(RedisSide&, std::int64_t capacity, const std::vector<DoneEntry>&) override {
+    std::int64_t before_claim(RedisSide&, std::int64_t capacity,
+                              const std::vector<DoneEntry>&) override {
         hooks.push_back("before_claim " + std::to_string(capacity));
+        return 0;
     }
     const std::vector<ClaimedRow>& claim(std::int64_t) override {
         hooks.push_back("claim");

@@ -1,5 +1,5 @@
 // Workers written without the SDK run copies of the protocol's scripts: the redis-cli worker
-// the end-to-end tests drive, and the README's Protocol section. They must say what
+// the end-to-end tests drive, and docs/protocol.md. They must say what
 // common/lua/complete.lua says; and what the SDK compiles in is that file.
 
 #include <catch2/catch.hpp>
@@ -78,11 +78,8 @@ TEST_CASE("the redis-cli worker runs the protocol's beat and leave scripts", "[s
     }
 }
 
-TEST_CASE("the README quotes the protocol's complete script", "[scripts]") {
-    const auto readme = read_source("README.md");
-    const auto protocol = readme.find("## Protocol");
-    REQUIRE(protocol != std::string::npos);
-    const auto copy = quoted_after(readme.substr(protocol), "EVAL \"");
+TEST_CASE("the complete script docs/protocol.md quotes is the protocol's", "[scripts]") {
+    const auto copy = quoted_after(read_source("docs/protocol.md"), "EVAL \"");
     REQUIRE(!copy.empty());
     CHECK(normalised(copy) == normalised(kComplete));
 }

@@ -115,6 +115,6 @@ export class RowpumpError extends Error {}
 
 /** The reason of the retry reported for a task whose handler passed its deadline. */
 export const TIMEOUT_REASON: 'timeout';
-/** The protocol version this SDK speaks (README "Protocol version"); a dispatcher that
+/** The protocol version this SDK speaks (docs/protocol.md "Protocol version"); a dispatcher that
  * publishes another in the queue's meta hash is refused before any task is taken. */
 export const PROTOCOL_VERSION: number;

@@ -106,7 +106,7 @@ bool Membership::wait_for_queue(Session& s, Clock::time_point deadline, bool sto
                                    {"HGET", keys_.queue.meta, protocol::kMetaProtocol}});
         if (replies[0].integer() == 1) {
             // Before anything is taken: a dispatcher of another protocol version may read
-            // our reports differently (README.md, "Protocol version").
+            // our reports differently (docs/protocol.md, "Protocol version").
             const auto mismatch = protocol::protocol_mismatch(replies[2].optional_string());
             if (!mismatch.empty()) throw Error("queue '" + options_.queue + "': " + mismatch);
             declared_.update(replies[1].optional_string().value_or(""));

@@ -37,9 +37,9 @@ public:
     redis::Reply blocking_command(const std::vector<std::string>& args, milliseconds block);
     std::vector<redis::Reply> pipeline(const std::vector<std::vector<std::string>>& commands);
     // redis::Script::eval: EVALSHA, falling back to EVAL after a Redis restart. When that EVAL
-    // is refused (a user that may run only loaded scripts, README "Least privilege"), throws a
-    // redis::ReplyError that says so: the callers retry with backoff, and the dispatcher loads
-    // the scripts again when it finds them gone.
+    // is refused (a user that may run only loaded scripts, docs/operations.md "Least privilege"),
+    // throws a redis::ReplyError that says so: the callers retry with backoff, and the dispatcher
+    // loads the scripts again when it finds them gone.
     redis::Reply eval(const redis::Script& script, const std::vector<std::string>& keys,
                       const std::vector<std::string>& args);
     // redis::Script::load, so the first EVALSHAs find the scripts; a user that may not load

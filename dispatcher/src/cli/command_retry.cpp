@@ -20,7 +20,7 @@ int command_retry(const Config& config, const std::string& queue_name, const std
     const auto* queue = &source->queue;
     if (all == !ids.empty()) {
         err << "give either ids or --all\n";
-        return 1;
+        return kUsageError;
     }
     std::optional<SqlFragment> set;
     if (!set_text.empty()) {
@@ -30,7 +30,7 @@ int command_retry(const Config& config, const std::string& queue_name, const std
             error = "must not contain placeholders, found ':" + set->placeholders[0] + "'";
         if (!set || !set->placeholders.empty()) {
             err << "--set: " << error << "\n";
-            return 1;
+            return kUsageError;
         }
     }
     try {

@@ -87,13 +87,14 @@ void print_row(std::ostream& out, const QueueStatus& s, const Rates& r) {
     out << line << std::flush;
 }
 
-// One JSON object per queue and look, on one line (README.md, "rowpump status --json").
+// One JSON object per queue and look, on one line (docs/operations.md, "rowpump status --json").
 void print_json(std::ostream& out, const QueueStatus& s, const Rates& r) {
     auto optional = [](const auto& v) { return v ? json(*v) : json(nullptr); };
     json counters = json::object();
     for (const char* name :
          {protocol::kStatDispatched, protocol::kStatCompleted, protocol::kStatRetried,
-          protocol::kStatDead, protocol::kStatStale, protocol::kStatBad, protocol::kStatReaped})
+          protocol::kStatDead, protocol::kStatStale, protocol::kStatBad, protocol::kStatReaped,
+          protocol::kStatRenewed, protocol::kStatAgain})
         counters[name] = protocol::stat(s.redis.stats, name);
     json o = {{"time", clock_time("%Y-%m-%dT%H:%M:%S%z")},
               {"queue", s.queue},

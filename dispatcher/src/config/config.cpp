@@ -361,6 +361,15 @@ std::vector<Config> configs_by_server(const Config& config) {
     return parts;
 }
 
+std::set<std::string> config_keys_accepted(const std::string& text) {
+    yaml::AcceptedKeys accepted;
+    try {
+        parse_config(text, "config");
+    } catch (const ConfigError&) {
+    }
+    return accepted.keys();
+}
+
 Config load_config(const std::string& path) {
     std::unique_ptr<std::FILE, FileCloser> in(std::fopen(path.c_str(), "rb"));
     std::string text;

@@ -188,9 +188,26 @@ Millis Reader::positive_duration(const Item& item) const {
     return *value;
 }
 
+namespace {
+thread_local AcceptedKeys* accepted_keys = nullptr;
+}  // namespace
+
+AcceptedKeys::AcceptedKeys() : outer_(accepted_keys) {
+    accepted_keys = this;
+}
+
+AcceptedKeys::~AcceptedKeys() {
+    accepted_keys = outer_;
+}
+
+void AcceptedKeys::add(const std::string& key) {
+    if (accepted_keys != nullptr) accepted_keys->keys_.insert(key);
+}
+
 Map::Map(const Reader& reader, Item self, std::vector<std::string_view> known,
          const std::string& expected)
     : reader_(reader), self_(std::move(self)) {
+    for (auto name : known) AcceptedKeys::add(child_key(name));
     if (!self_.node.IsMap()) {
         reader_.fail(self_, "must be " + expected + ", got " + describe(self_.node));
     }

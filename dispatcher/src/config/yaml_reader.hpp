@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,23 @@ public:
 
 private:
     std::string file_;
+};
+
+// While one is alive on a thread, every Map built on that thread adds the dotted keys it
+// accepts to it ("mysql.host", "queues.users.retry.base"), whether or not the file gives them:
+// the schema as the parser itself knows it (config_keys_accepted).
+class AcceptedKeys {
+public:
+    AcceptedKeys();
+    ~AcceptedKeys();
+    AcceptedKeys(const AcceptedKeys&) = delete;
+    AcceptedKeys& operator=(const AcceptedKeys&) = delete;
+    static void add(const std::string& key);
+    const std::set<std::string>& keys() const { return keys_; }
+
+private:
+    std::set<std::string> keys_;
+    AcceptedKeys* outer_;
 };
 
 // A YAML map whose keys are checked: all known, none twice.

@@ -215,7 +215,7 @@ Millis QueueRunner::cycle() {
         capacity =
             paused ? 0
                    : dispatch_capacity(queue_.batch, queue_.max_backlog, ready, rate_left, shares_);
-        path_.before_claim(*redis_, capacity, reaper_.pending());
+        metrics_.add(Counter::renewed, path_.before_claim(*redis_, capacity, reaper_.pending()));
         claimed = capacity > 0 ? dispatch(now, capacity) : 0;
     } catch (...) {
         dispatch_error = std::current_exception();
@@ -303,7 +303,8 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
     if (!redis_->ack_done(done, {{protocol::kStatCompleted, counts.completed},
                                  {protocol::kStatRetried, counts.retried},
                                  {protocol::kStatDead, counts.dead},
-                                 {protocol::kStatStale, counts.stale}})) {
+                                 {protocol::kStatStale, counts.stale},
+                                 {protocol::kStatAgain, counts.again}})) {
         // The new leader reads the same messages: their outcomes are already applied, so
         // there they count as stale.
         throw LeadershipLost("done-list trim refused");

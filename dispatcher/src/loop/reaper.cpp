@@ -70,7 +70,8 @@ void Reaper::apply(RedisSide& redis, Outcomes& outcomes, ClaimPath& path) {
     redis.move_aside(finished, {{protocol::kStatReaped, static_cast<std::int64_t>(finished.size())},
                                 {protocol::kStatRetried, counts.retried},
                                 {protocol::kStatDead, counts.dead},
-                                {protocol::kStatStale, counts.stale}});
+                                {protocol::kStatStale, counts.stale},
+                                {protocol::kStatAgain, counts.again}});
     path.on_outcomes_finished(finished);
     const auto [refused, first] = refusals(finished);
     metrics_.applied(counts, static_cast<std::int64_t>(refused),

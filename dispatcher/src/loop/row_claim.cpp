@@ -19,9 +19,11 @@ void RowClaim::on_lead(RedisSide& redis, bool, bool, const std::string&) {
         queue_.label(), settled.landed.size(), kept, settled.not_landed.size(), released);
 }
 
-void RowClaim::before_claim(RedisSide& redis, std::int64_t capacity,
-                            const std::vector<DoneEntry>&) {
+std::int64_t RowClaim::before_claim(RedisSide& redis, std::int64_t capacity,
+                                    const std::vector<DoneEntry>&) {
+    const auto before = lease_keeper_.renewed();
     if (capacity > 0) lease_keeper_.keep(*store_, redis);
+    return lease_keeper_.renewed() - before;
 }
 
 const std::vector<ClaimedRow>& RowClaim::claim(std::int64_t capacity) {

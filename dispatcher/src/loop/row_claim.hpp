@@ -34,8 +34,8 @@ public:
     // the outcome transaction.
     bool claims_beside_outcomes() const override { return store_->resuming_sweep(); }
     // Renews the leases running out of tasks still held (LeaseKeeper), when it will claim.
-    void before_claim(RedisSide& redis, std::int64_t capacity,
-                      const std::vector<DoneEntry>& reaped) override;
+    std::int64_t before_claim(RedisSide& redis, std::int64_t capacity,
+                              const std::vector<DoneEntry>& reaped) override;
     const std::vector<ClaimedRow>& claim(std::int64_t capacity) override;
     void on_pushed() override {}
     void on_push_unknown() override { unknown_pushes_.add(claim_); }

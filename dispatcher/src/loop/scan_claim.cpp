@@ -86,9 +86,10 @@ void ScanClaim::on_outcomes_finished(const std::vector<DoneEntry>& entries) {
     }
 }
 
-void ScanClaim::before_claim(RedisSide& redis, std::int64_t, const std::vector<DoneEntry>& reaped) {
+std::int64_t ScanClaim::before_claim(RedisSide& redis, std::int64_t,
+                                     const std::vector<DoneEntry>& reaped) {
     const auto now = Clock::now();
-    if (now < next_audit_ || in_flight_.size() == 0) return;
+    if (now < next_audit_ || in_flight_.size() == 0) return 0;
     // As often as the keeper looks at leases in mysql mode.
     next_audit_ = now + lease_look_interval(queue_);
     std::vector<Task> taken_back;
@@ -104,6 +105,7 @@ void ScanClaim::before_claim(RedisSide& redis, std::int64_t, const std::vector<D
             "aside); their rows are claimable again",
             queue_.label(), audit.dropped);
     }
+    return 0;  // no lease in the row: nothing to renew
 }
 
 const std::vector<ClaimedRow>& ScanClaim::claim(std::int64_t capacity) {

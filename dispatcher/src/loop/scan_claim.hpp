@@ -39,9 +39,9 @@ public:
     // The claim is a read that never waits, and the rows are in flight.
     bool claims_beside_outcomes() const override { return true; }
     // Renews the tasks Redis still holds and drops those in no list whose lease ended, every
-    // lease_look_interval.
-    void before_claim(RedisSide& redis, std::int64_t capacity,
-                      const std::vector<DoneEntry>& reaped) override;
+    // lease_look_interval. Returns 0: no lease in the row is renewed.
+    std::int64_t before_claim(RedisSide& redis, std::int64_t capacity,
+                              const std::vector<DoneEntry>& reaped) override;
     // The rows to push, claimable and not in flight; none while a new leader waits out a lease.
     const std::vector<ClaimedRow>& claim(std::int64_t capacity) override;
     void on_pushed() override { in_flight_.add(rows_, Clock::now() + queue_.lease); }

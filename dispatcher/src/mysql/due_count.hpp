@@ -2,8 +2,8 @@
 
 // The due backlog, counted the one way status, metrics and the dashboard share: up to
 // due_count.cap rows, given up after due_count.timeout, with the oldest due row's age for
-// queues that say when a row became due (due_since). README.md ("What the due count costs")
-// says what that costs the database.
+// queues that say when a row became due (due_since). docs/operations.md ("What the due count
+// costs") says what that costs the database.
 
 #include "rowpump/common/protocol/queue_gauges.hpp"
 #include "rowpump/dispatcher/config/config.hpp"

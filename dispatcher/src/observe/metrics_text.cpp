@@ -40,6 +40,9 @@ void counters(Writer& w, const MetricsSet& queues) {
         {Counter::bad, "Malformed or refused messages moved to the bad list."},
         {Counter::reaped, "Tasks taken back from workers whose heartbeat expired."},
         {Counter::claims, "Claims run against MySQL (one per cycle with room to dispatch)."},
+        {Counter::renewed, "Leases renewed because their task was still held (claim: mysql)."},
+        {Counter::again,
+         "Outcomes found applied already and counted once (also in completed, retried, dead)."},
     };
     for (const auto& f : families) {
         const std::string name = std::string("rowpump_") + counter_name(f.counter) + "_total";

@@ -70,6 +70,10 @@ const char* counter_name(Counter c) {
             return "reaped";
         case Counter::claims:
             return "claims";
+        case Counter::renewed:
+            return "renewed";
+        case Counter::again:
+            return "again";
         case Counter::count_:
             break;
     }
@@ -125,6 +129,7 @@ void QueueMetrics::applied(const AppliedCounts& counts, std::int64_t refused,
     add(Counter::retried, counts.retried);
     add(Counter::dead, counts.dead);
     add(Counter::stale, counts.stale);
+    add(Counter::again, counts.again);
     add(Counter::bad, refused);
     add(Counter::reaped, reaped);
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-// Listens on a queue's nudge channel (rowpump:{q}:nudge, README.md "Protocol") in a thread of
+// Listens on a queue's nudge channel (rowpump:{q}:nudge, docs/protocol.md) in a thread of
 // its own and calls back on every message, so that the queue's loop claims at once instead of
 // waiting out its poll interval. A subscribed connection sends no command while it waits: an
 // idle queue costs Redis nothing more. The poll stays the backstop: while Redis is away the

@@ -59,8 +59,8 @@ void apply_as_failed_attempt(DoneEntry& entry, std::string problem) {
 }
 
 // Every script of the protocol, the workers' too: a worker whose Redis user may not load
-// scripts (README, "Least privilege") runs them by SHA1 only, so the dispatcher loads them for
-// it, when it opens the queue and whenever it finds Redis has lost them.
+// scripts (docs/operations.md, "Least privilege") runs them by SHA1 only, so the dispatcher loads
+// them for it, when it opens the queue and whenever it finds Redis has lost them.
 void load_scripts(redis::Connection& conn) {
     redis::Script::load(
         conn, {&protocol::kReapScript, &protocol::kPushScript, &protocol::kLeadScript,

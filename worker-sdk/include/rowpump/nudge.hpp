@@ -10,7 +10,7 @@
 //   db.execute("INSERT INTO ...");   // committed first: the claim must see the row
 //   nudger.nudge();
 //
-// In any language: PUBLISH rowpump:{<queue>}:nudge 1 (README.md, "Protocol").
+// In any language: PUBLISH rowpump:{<queue>}:nudge 1 (docs/protocol.md).
 
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 
 // The rowpump worker SDK: take tasks from a queue's ready list, run a handler, report the
-// outcome. See README.md ("Writing a worker") and examples/.
+// outcome. See docs/workers.md ("Writing a worker") and examples/.
 //
 //   rowpump::WorkerOptions options;
 //   options.queue = "user_block_check";
@@ -101,7 +101,7 @@ private:
 using Handler = std::function<Outcome(const Task&)>;
 
 // The SDK's version as built (project(VERSION) in CMakeLists.txt, e.g. "0.3.0"), and the
-// protocol version it speaks with a dispatcher (README.md, "Protocol version").
+// protocol version it speaks with a dispatcher (docs/protocol.md, "Protocol version").
 const char* version() noexcept;
 int protocol_version() noexcept;
 
@@ -116,7 +116,7 @@ public:
     // Runs `handler` on options.threads threads until stop(), then drains: no new fetches,
     // tasks in hand finish and are reported. Survives Redis outages (waits and reconnects).
     // Throws Error if the queue is unknown, or if its dispatcher speaks another protocol
-    // version (README.md, "Protocol version"), or if another live process holds worker_id:
+    // version (docs/protocol.md, "Protocol version"), or if another live process holds worker_id:
     // then nothing is taken. Also throws Error, after draining, when another process took
     // worker_id over while this one's heartbeat had lapsed.
     void run(const Handler& handler);

@@ -1,5 +1,5 @@
 'use strict';
-// The messages of the wire protocol (README.md, "Protocol"; common/src/messages.cpp is the
+// The messages of the wire protocol (docs/protocol.md; common/src/messages.cpp is the
 // C++ side): ready messages (dispatcher -> worker) and done messages (worker -> dispatcher).
 //
 // Ready message: `<id>:<token>[ <name>=<value>]...`. The id and the field values are

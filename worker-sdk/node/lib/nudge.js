@@ -1,7 +1,7 @@
 'use strict';
 // Waking the dispatcher: a producer that has just committed a due row nudges its queue, and
 // the leading dispatcher claims at once instead of at its next poll. In any language:
-// PUBLISH rowpump:{<queue>}:nudge 1 (README.md, "Nudging the dispatcher").
+// PUBLISH rowpump:{<queue>}:nudge 1 (docs/protocol.md, "Nudging the dispatcher").
 
 const { RowpumpError } = require('./errors');
 const { Connection } = require('./connections');

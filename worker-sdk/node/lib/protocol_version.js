@@ -1,7 +1,7 @@
 'use strict';
 // The protocol version (common/include/rowpump/common/protocol/protocol_version.hpp): the ready
 // and done messages, key names and scripts this SDK speaks, and the rule it applies to the
-// version a dispatcher publishes in the queue's meta hash (README "Protocol version").
+// version a dispatcher publishes in the queue's meta hash (docs/protocol.md "Protocol version").
 
 const { logText } = require('./log_text');
 

@@ -2,7 +2,7 @@
 // The Lua scripts a worker runs, from lua/*.lua (each the same text as its constant in
 // common/src/scripts.cpp; test/scripts.test.js checks). Run as the C++ SDK runs them:
 // EVALSHA, and EVAL when Redis answers NOSCRIPT (a restart emptied its script cache). A Redis
-// user that may run loaded scripts only (README, "Least privilege": no EVAL) gets an error that
+// user that may run loaded scripts only (docs/operations.md, "Least privilege": no EVAL) gets an error that
 // says so; the worker retries Redis errors with backoff, and the dispatcher loads every script
 // again once it finds Redis lost them.
 

@@ -107,7 +107,7 @@ class Worker {
   }
 
   // Keeps the claim for `leaseMs` from now, for tasks that run longer than the queue's lease:
-  // an `extend` done message (README "Protocol"); the task stays in hand.
+  // an `extend` done message (docs/protocol.md); the task stays in hand.
   async extend(task, leaseMs) {
     if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
       throw new RowpumpError('extend: the lease must be a positive number of milliseconds');

@@ -1,4 +1,4 @@
-"""Waking the dispatcher after committing a due row (README "Nudging the dispatcher")."""
+"""Waking the dispatcher after committing a due row (docs/protocol.md "Nudging the dispatcher")."""
 
 from __future__ import annotations
 

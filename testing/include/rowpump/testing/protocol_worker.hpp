@@ -1,6 +1,6 @@
 #pragma once
 
-// A worker that speaks the documented wire protocol (README.md, "Protocol") with raw Redis
+// A worker that speaks the documented wire protocol (docs/protocol.md) with raw Redis
 // commands only: heartbeat key and workers set, BLMOVE into its processing list, a report
 // through kCompleteScript. Tests use it to show that what they prove holds for any worker,
 // not just for the SDK.

@@ -1,6 +1,6 @@
 #pragma once
 
-// README.md's "Least privilege" lines as tests use them, so that the lines and the tests
+// docs/operations.md's "Least privilege" lines as tests use them, so that the lines and the tests
 // cannot drift: the one line starting with a prefix, and an ACL line as the words of
 // `ACL SETUSER`.
 

@@ -44,7 +44,7 @@ def queue_announced(options: Options, declared: DeclaredValues, exists: int,
                     values: Optional[str], protocol: Optional[str]) -> bool:
     """What a look at the queue's meta hash found (EXISTS, HGET values, HGET protocol): False
     while no dispatcher announced the queue; else the declared values are taken, after the
-    protocol version rule (README "Protocol version") let this worker in."""
+    protocol version rule (docs/protocol.md "Protocol version") let this worker in."""
     if not exists:
         return False
     mismatch = protocol_mismatch(protocol)
@@ -162,7 +162,7 @@ class Membership:
         incarnation's)."""
         # With Sentinel or Cluster, the queue's node changing means a failover (or a
         # resharding), which may have lost reports: the tasks in our processing list go back
-        # (README "What a failover costs"). Judged by the node, not by a failure.
+        # (docs/operations.md "What a failover costs"). Judged by the node, not by a failure.
         replicated = self._options.redis.replicated
         node = self._route.node() if replicated else ""
         if replicated and self._beat_on and node != self._beat_on:

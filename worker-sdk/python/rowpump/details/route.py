@@ -5,7 +5,7 @@ Every command goes to that one node's client. redis-py's ``RedisCluster`` is use
 slot map: its own command path resends a command after a broken connection, and a resent
 fetch could move a second task while the first one's reply was lost unseen. An error that
 says the node no longer serves the queue counts as a broken connection: the next command
-asks the sentinels or the cluster again (README "Where is the queue's Redis")."""
+asks the sentinels or the cluster again (docs/operations.md "Where is the queue's Redis")."""
 
 from __future__ import annotations
 

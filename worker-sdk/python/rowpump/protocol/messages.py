@@ -1,5 +1,5 @@
 """The wire protocol's messages (common/src/messages.cpp): ready messages from the
-dispatcher, done messages back to it. README.md ("Protocol") documents them."""
+dispatcher, done messages back to it. docs/protocol.md documents them."""
 
 from __future__ import annotations
 

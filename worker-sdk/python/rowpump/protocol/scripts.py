@@ -1,7 +1,7 @@
 """The Lua scripts a worker runs, kept as package data in ``rowpump/protocol/lua/`` (the same text as
 ``common/lua/``; a unit test checks that). Each is sent with EVALSHA first and
 with EVAL when Redis does not have it (NOSCRIPT), like the C++ SDK's ``Script``. A Redis user
-that may run loaded scripts only (README, "Least privilege": no EVAL) gets ``ScriptsNotLoaded``
+that may run loaded scripts only (docs/operations.md, "Least privilege": no EVAL) gets ``ScriptsNotLoaded``
 then, a Redis error the worker retries with backoff: the dispatcher loads every script again
 once it finds Redis lost them."""
 

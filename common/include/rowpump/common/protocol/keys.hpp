@@ -1,6 +1,6 @@
 #pragma once
 
-// The Redis keys of a queue. README.md ("Protocol") lists them for workers written in other
+// The Redis keys of a queue. docs/protocol.md lists them for workers written in other
 // languages; keep the two in step.
 
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 
 // The messages of the wire protocol: ready messages (dispatcher -> worker) and done messages
-// (worker -> dispatcher). README.md ("Protocol") documents the same thing for workers written
+// (worker -> dispatcher). docs/protocol.md documents the same thing for workers written
 // in other languages; keep the two in step.
 
 #include <optional>

@@ -1,7 +1,7 @@
 #pragma once
 
 // The version of the contract between the dispatcher and workers: the ready and done message
-// formats, the key names and the scripts a worker runs (README.md, "Protocol"). It goes up
+// formats, the key names and the scripts a worker runs (docs/protocol.md). It goes up
 // when a worker written for the old contract would misread a task or report it where the
 // dispatcher no longer looks; additions either side may ignore (a new meta field, a new
 // counter) leave it alone. The dispatcher publishes it in the queue's meta hash

@@ -1,7 +1,7 @@
 #pragma once
 
 // The stats hash (rowpump:{q}:stats): counters the dispatcher keeps with HINCRBY and
-// `rowpump status` reads. README.md ("Protocol") lists them.
+// `rowpump status` reads. docs/protocol.md lists them.
 
 #include <cstdint>
 #include <map>
@@ -17,6 +17,9 @@ inline constexpr const char* kStatStale = "stale";            // reports whose t
 inline constexpr const char* kStatBad = "bad";                // messages moved to the bad list
 inline constexpr const char* kStatReaped = "reaped";          // tasks taken back from dead workers
 inline constexpr const char* kStatRenewed = "renewed";  // leases renewed: the task was still held
+// Outcomes found applied already (a dispatcher stopped after the commit, before acknowledging
+// them): counted once as what they were, and here as well.
+inline constexpr const char* kStatAgain = "again";
 
 // Counter name -> value (or increment); a missing counter reads 0.
 using Stats = std::map<std::string, std::int64_t>;

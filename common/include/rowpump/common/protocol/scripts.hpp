@@ -2,7 +2,7 @@
 
 // Every Lua script of the protocol, one file each in common/lua/ (compiled in by
 // cmake/EmbedLua.cmake), whose header says its KEYS, ARGV and reply. Workers in other languages
-// run the same files: README.md ("Protocol") and tests/integration/redis_cli_worker.sh quote
+// run the same files: docs/protocol.md and tests/integration/redis_cli_worker.sh quote
 // complete.lua, and tests/unit/test_scripts.cpp keeps those copies in step.
 
 #include "rowpump/common/redis/script.hpp"

@@ -11,6 +11,10 @@
 
 namespace rowpump {
 
+// A missing subcommand, an unknown option or a bad argument (retry's ids and --all, --set)
+// exits with this.
+constexpr int kUsageError = 2;
+
 // Runs the dispatcher until SIGTERM or SIGINT (then finishes the current batches and returns
 // 0); a second signal exits at once with status 1. A server refusing the configured login at
 // start is fatal (kLoginRefusedExit); a server that is down is waited for.

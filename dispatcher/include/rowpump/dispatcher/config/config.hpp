@@ -1,12 +1,13 @@
 #pragma once
 
-// The configuration schema. README.md ("Configuration") documents every key; config/ holds
-// commented examples. Loading validates everything up front: a config that loads is safe
-// to build SQL from.
+// The configuration schema. docs/configuration.md documents every key
+// (tests/unit/test_docs_drift.cpp checks); config/ holds commented examples. Loading validates
+// everything up front: a config that loads is safe to build SQL from.
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -82,7 +83,8 @@ struct ShardConfig {
     std::string table;  // the queue's table unless the shard names another
 };
 
-// Where a claim is held while its task is in Redis (README.md, "Claims in MySQL or in Redis").
+// Where a claim is held while its task is in Redis (docs/semantics.md, "Claims in MySQL or in
+// Redis").
 //   mysql: the claim writes a token and a lease end into the row; the outcome writes it again.
 //   redis: the row is written once, by the outcome. The leader keeps the ids in flight in
 //          memory (learned from Redis when it takes over) and the outcome is fenced by the
@@ -202,5 +204,15 @@ std::vector<Config> configs_by_server(const Config& config);
 Config load_config(const std::string& path);
 // Same, from text; `file` is only used in messages.
 Config parse_config(const std::string& text, const std::string& file);
+
+}  // namespace rowpump
+
+namespace rowpump {
+
+// Every dotted key the parser accepts in the maps it reads while parsing `text` ("mysql.host",
+// "queues.users.retry.base", "queues.orders.shards[0].mysql.port"), given in the text or not;
+// parsing stops at the first error, so a text that parses visits every map it holds. For the
+// test that keeps docs/configuration.md in step with the parser.
+std::set<std::string> config_keys_accepted(const std::string& text);
 
 }  // namespace rowpump

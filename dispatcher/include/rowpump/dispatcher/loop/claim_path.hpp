@@ -48,9 +48,10 @@ public:
     // outcomes change, or waits for none of their locks).
     virtual bool claims_beside_outcomes() const = 0;
     // Before a claim, every cycle that gets that far (`capacity` may be 0). `reaped`: tasks
-    // taken back from dead workers, not yet applied.
-    virtual void before_claim(RedisSide& redis, std::int64_t capacity,
-                              const std::vector<DoneEntry>& reaped) = 0;
+    // taken back from dead workers, not yet applied. Returns how many leases it renewed
+    // (counter `renewed`).
+    virtual std::int64_t before_claim(RedisSide& redis, std::int64_t capacity,
+                                      const std::vector<DoneEntry>& reaped) = 0;
     // Up to `capacity` rows to push, each with its token; valid until the next claim.
     virtual const std::vector<ClaimedRow>& claim(std::int64_t capacity) = 0;
     // The rows of the last claim were pushed.

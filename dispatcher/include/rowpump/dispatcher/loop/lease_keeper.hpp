@@ -1,6 +1,6 @@
 #pragma once
 
-// A task that waits is never written off (README.md, "Semantics and guarantees"). A claim's
+// A task that waits is never written off (docs/semantics.md, "Semantics and guarantees"). A claim's
 // lease starts when the row is claimed, but a task may wait in the ready list, or in the
 // hands of a live worker, for longer than that. Before the dispatcher claims, the keeper
 // looks at the claimed rows whose lease ends within half a lease, asks Redis which of them

@@ -1,7 +1,7 @@
 #pragma once
 
 // The Prometheus text exposition format (version 0.0.4) of every queue's metrics, as
-// GET /metrics serves it. README.md ("Metrics") lists the names.
+// GET /metrics serves it. docs/operations.md ("Metrics") lists the names.
 
 #include <string>
 

@@ -40,7 +40,19 @@ private:
 };
 
 // Counters of events in this process (Prometheus counters: they start at 0 with the process).
-enum class Counter { dispatched, completed, retried, dead, stale, bad, reaped, claims, count_ };
+enum class Counter {
+    dispatched,
+    completed,
+    retried,
+    dead,
+    stale,
+    bad,
+    reaped,
+    claims,
+    renewed,  // leases renewed because their task was still held (claim: mysql)
+    again,    // outcomes found applied already, counted once (also in completed/retried/dead)
+    count_
+};
 // Values that go up and down.
 enum class Gauge {
     ready,              // the ready list's length at the last cycle

@@ -3,7 +3,7 @@
 // The SQL that MariaDB and MySQL 8 spell differently, in one place: everything else rowpump
 // sends is the same text on both. The server's dialect is read once per connection where it
 // matters (mysql/server_dialect.hpp), from SELECT VERSION(). The MariaDB texts run in every
-// test; the MySQL 8 texts are unit-tested as text only (README.md, "MariaDB and MySQL").
+// test; the MySQL 8 texts are unit-tested as text only (docs/operations.md, "MariaDB and MySQL").
 
 #include <stdexcept>
 #include <string>

@@ -3,9 +3,9 @@
 // Checks the `rate` of the paced queue from Redis's own record of its pushes. The push script
 // keeps `<server time µs>:<rows>` in rowpump:{paced}:window for every push of the last period
 // (an entry leaves only once it is a full period old); reading that list every 100 ms sees
-// every push. The rule checked, the one README.md states: for every push P, the rows of all
+// every push. The rule checked, the one docs/semantics.md states: for every push P, the rows of all
 // pushes landed in [P, P + period) add up to at most the rate's N. Pushes on either side of a
-// Redis restart that lost the data are not compared (README.md names that limit).
+// Redis restart that lost the data are not compared (docs/semantics.md names that limit).
 
 #include <atomic>
 #include <chrono>

@@ -11,7 +11,7 @@
 # Runs until SIGTERM/SIGINT, then finishes the task in hand, signs off and exits 0.
 # Exits 1 if no dispatcher announces the queue within 30 s, or if the dispatcher speaks
 # another protocol version than this script's (1; an absent field means 1), or if another live
-# process holds WORKER_ID (README.md, "Protocol": one incarnation per process).
+# process holds WORKER_ID (docs/protocol.md: one incarnation per process).
 set -u
 
 host=$1 port=$2 queue=$3 worker=$4 ttl_ms=${5:-10000} work_s=${6:-0} extend=${7:-}

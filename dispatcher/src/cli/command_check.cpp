@@ -141,7 +141,7 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
                 ++problems;
                 continue;
             }
-            // Which claim mode the queue uses, and why one would pick the other (README.md,
+            // Which claim mode the queue uses, and why one would pick the other (docs/semantics.md,
             // "Claims in MySQL or in Redis").
             const auto path = make_claim_path(queue);
             out << "queue " << queue.label() << ": ok; " << path->describe()

@@ -4,7 +4,7 @@
 // read that passes over rows another transaction holds: an application that keeps one row
 // locked (SELECT ... FOR UPDATE in a long transaction) then delays only the writes to that
 // row, never the batch around it, which would otherwise wait for the lock, fail after
-// innodb_lock_wait_timeout and be tried again whole (README.md, "Semantics and guarantees").
+// innodb_lock_wait_timeout and be tried again whole (docs/semantics.md).
 
 #include <cppconn/prepared_statement.h>
 

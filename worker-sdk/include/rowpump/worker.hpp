@@ -58,7 +58,7 @@ struct WorkerOptions {
     // Empty: <hostname>-<pid>-<random>. One process at a time per worker id: each process
     // (a child after fork() too) serves as an incarnation of its own; a restart under the same
     // id waits for the earlier process's heartbeat to lapse and gives back what it held, and
-    // a second live process under the id is refused (README.md, "Protocol").
+    // a second live process under the id is refused (docs/protocol.md).
     std::string worker_id;
     // The handler's deadline in run(); 0: none. A task's own "timeout_ms" field, when its
     // ready message has one, overrides it. Past the deadline the task is reported as a retry

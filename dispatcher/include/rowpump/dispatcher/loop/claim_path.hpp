@@ -66,7 +66,7 @@ public:
     // These outcomes were applied and acknowledged (of the done list, or of tasks taken back).
     virtual void on_outcomes_finished(const std::vector<DoneEntry>& entries) = 0;
 
-    // For `rowpump check`: the mode and why one would pick the other (README.md, "Claims in
+    // For `rowpump check`: the mode and why one would pick the other (docs/semantics.md, "Claims in
     // MySQL or in Redis"), and the statements a claim runs.
     virtual std::string describe() const = 0;
     virtual std::vector<std::string> statements(const QueueSql& sql) const = 0;

@@ -1,7 +1,8 @@
 #pragma once
 
 // Sections of the config schema that live beside config.cpp: MySQL TLS, Redis, the HTTP
-// endpoint, the due count, a queue's shards and its payload. config.cpp calls these; docs/configuration.md
+// endpoint, the due count, a queue's shards and its payload. config.cpp calls these;
+// docs/configuration.md
 // ("Configuration") documents them.
 
 #include "config/yaml_reader.hpp"

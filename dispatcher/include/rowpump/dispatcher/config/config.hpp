@@ -126,8 +126,8 @@ struct QueueConfig {
     // gives the oldest due row's age (the queue's latency). Optional.
     std::optional<SqlFragment> due_since;
     // Columns whose values travel in the ready message after the token, read by the claim's
-    // own read (docs/configuration.md, "Payload"), and the longest ready message: a row whose message would
-    // be longer is reported failed, with a reason naming its size.
+    // own read (docs/configuration.md, "Payload"), and the longest ready message: a row whose
+    // message would be longer is reported failed, with a reason naming its size.
     std::vector<std::string> payload;
     std::int64_t payload_max = 4096;
     // Sources of the queue's rows; empty: the queue's table on the top-level `mysql`.

@@ -1,6 +1,6 @@
-// Workers written without the SDK run copies of the protocol's scripts: the redis-cli worker
-// the end-to-end tests drive, and docs/protocol.md. They must say what
-// common/lua/complete.lua says; and what the SDK compiles in is that file.
+// Workers written without the C++ SDK run copies of the protocol's scripts: the Python and
+// Node.js packages (byte for byte), the redis-cli worker the end-to-end tests drive, and
+// docs/protocol.md. They must say what common/lua/ says; and what the SDK compiles in is that.
 
 #include <catch2/catch.hpp>
 
@@ -82,4 +82,17 @@ TEST_CASE("the complete script docs/protocol.md quotes is the protocol's", "[scr
     const auto copy = quoted_after(read_source("docs/protocol.md"), "EVAL \"");
     REQUIRE(!copy.empty());
     CHECK(normalised(copy) == normalised(kComplete));
+}
+
+TEST_CASE("the Python and Node.js packages ship the protocol's worker scripts as they are",
+          "[scripts]") {
+    for (const std::string dir :
+         {"worker-sdk/python/rowpump/protocol/lua", "worker-sdk/node/lua"}) {
+        for (const std::string name : {"beat", "complete", "give_back", "leave", "take"}) {
+            INFO(dir << "/" << name << ".lua");
+            const auto copy = read_source(dir + "/" + name + ".lua");
+            REQUIRE(!copy.empty());
+            CHECK(copy == read_source("common/lua/" + name + ".lua"));
+        }
+    }
 }

@@ -96,6 +96,10 @@ std::optional<Redirect> parse_redirect(std::string_view error, const std::string
     return r;
 }
 
+bool is_wrong_type(std::string_view error) {
+    return starts_with(error, "WRONGTYPE");
+}
+
 bool is_unavailable(std::string_view error) {
     for (std::string_view code :
          {"MOVED ", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "MASTERDOWN", "UNBLOCKED", "LOADING"}) {

@@ -47,6 +47,8 @@ class ReplyError : public Error {
 
 // Whether an error reply means "this node cannot serve the key now: ask again where it is".
 bool is_unavailable(std::string_view error);
+// Whether an error reply says the key holds another type than the command needs.
+bool is_wrong_type(std::string_view error);
 
 // A MOVED or ASK error's target ("ASK 3999 127.0.0.1:6381"); an empty host means the host of
 // the node that answered. nullopt when the text is not one.

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "rate_watch.hpp"
@@ -265,9 +266,11 @@ TEST_CASE("chaos schedule: freezes and the MySQL outage outlast what they must",
     ScheduleParams params;
     params.run = std::chrono::seconds(600);
     params.worker_slots = 5;
+    std::map<FaultKind, int> seen;
     for (std::uint64_t seed = 0; seed < 20; ++seed) {
         params.seed = seed;
         for (const auto& f : make_schedule(params)) {
+            ++seen[f.kind];
             if (f.kind == FaultKind::freeze_worker) CHECK(f.duration > params.heartbeat_ttl);
             if (f.kind == FaultKind::freeze_leader) {
                 CHECK(f.duration > params.leader_timeout * 4 / 3);
@@ -275,5 +278,10 @@ TEST_CASE("chaos schedule: freezes and the MySQL outage outlast what they must",
             if (f.kind == FaultKind::mysql_down) CHECK(f.duration > params.lease);
             if (f.kind == FaultKind::row_lock_long) CHECK(f.duration > params.lock_wait);
         }
+    }
+    // Each rule above was checked at least once.
+    for (const auto kind : {FaultKind::freeze_worker, FaultKind::freeze_leader,
+                            FaultKind::mysql_down, FaultKind::row_lock_long}) {
+        CHECK(seen[kind] > 0);
     }
 }

@@ -105,6 +105,11 @@ std::int64_t ScanClaim::before_claim(RedisSide& redis, std::int64_t,
             "aside); their rows are claimable again",
             queue_.label(), audit.dropped);
     }
+    if (audit.unheld > 0) {
+        spdlog::debug(
+            "queue {}: {} tasks in flight are in no Redis list; kept until their lease ends",
+            queue_.label(), audit.unheld);
+    }
     return 0;  // no lease in the row: nothing to renew
 }
 

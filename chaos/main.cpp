@@ -60,7 +60,8 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--drain-timeout", o.drain_timeout,
                    "seconds to wait for the work to finish after the last insert")
         ->check(CLI::PositiveNumber);
-    app.add_option("--claim", o.claim, "the queues' claim mode: mysql or redis (the keyed queue's is mysql in both)")
+    app.add_option("--claim", o.claim,
+                   "the queues' claim mode: mysql or redis (the keyed queue's is mysql in both)")
         ->check(CLI::IsMember({"mysql", "redis"}));
     app.add_option("--without", o.without,
                    "fault kinds left out of the schedule, e.g. row_lock_long,restart_worker")

@@ -25,6 +25,7 @@ import rowpump
 
 KEYED_HANDLER_S = 0.1  # kKeyedHandlerMs in chaos/workload.hpp
 
+
 def planned_outcome(queue: str, task_id: str, attempt: int) -> str:
     if queue != "once":
         return "ok"

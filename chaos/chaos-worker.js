@@ -9,12 +9,18 @@
 // Each handler run appends `<queue> <id> <token> <pid> <unix µs> <outcome>` to the ledger with
 // one write on an O_APPEND descriptor (a line written survives kill -9), then returns the
 // planned outcome (planned_outcome() in chaos/workload.hpp: `once` rows whose id is 250 mod 500
-// fail, those 7 mod 20 retry on their first attempt); a success reports claim=<token>.
+// fail, those 7 mod 20 retry on their first attempt); a success reports claim=<token>. The
+// `keyed` queue's handler runs for KEYED_HANDLER_MS (kKeyedHandlerMs) and then appends
+// `<queue> <id> <token> <pid> <unix µs> end`. (The run gives the keyed queue no Node.js slot:
+// this worker's clock, performance.timeOrigin + now(), may drift from the system clock the
+// other two read by a few ms over a run, which the verdict's overlaps would mistake.)
 // SIGTERM/SIGINT: finish the tasks in hand, exit 0.
 
 const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { Worker, ok, retry, fail } = require('../worker-sdk/node');
+
+const KEYED_HANDLER_MS = 100; // kKeyedHandlerMs in chaos/workload.hpp
 
 function plannedOutcome(queue, id, attempt) {
   if (queue !== 'once') return 'ok';
@@ -51,8 +57,15 @@ async function main(a) {
   });
   await worker.run(async (task) => {
     const outcome = plannedOutcome(a.queue, task.id, task.attempt);
-    const micros = Math.round((performance.timeOrigin + performance.now()) * 1000);
-    fs.writeSync(fd, `${a.queue} ${task.id} ${task.token} ${process.pid} ${micros} ${outcome}\n`);
+    const note = (word) => {
+      const micros = Math.round((performance.timeOrigin + performance.now()) * 1000);
+      fs.writeSync(fd, `${a.queue} ${task.id} ${task.token} ${process.pid} ${micros} ${word}\n`);
+    };
+    note(outcome);
+    if (a.queue === 'keyed') {
+      await new Promise((resolve) => setTimeout(resolve, KEYED_HANDLER_MS));
+      note('end');
+    }
     if (outcome === 'fail') return fail('chaos: fails on purpose');
     if (outcome === 'retry') return retry('chaos: retries on purpose', 200);
     return ok({ claim: task.token });

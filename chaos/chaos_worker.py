@@ -8,7 +8,9 @@ ledger as rowpump_chaos_worker (chaos/worker.cpp), so that the fleet mixes langu
 Each handler run appends `<queue> <id> <token> <pid> <unix µs> <outcome>` to the ledger with
 one write() on an O_APPEND descriptor (a line written survives kill -9), then returns the
 planned outcome (planned_outcome() in chaos/workload.hpp: `once` rows whose id is 250 mod 500
-fail, those 7 mod 20 retry on their first attempt); a success reports claim=<token>.
+fail, those 7 mod 20 retry on their first attempt); a success reports claim=<token>. The
+`keyed` queue's handler runs for KEYED_HANDLER_S (kKeyedHandlerMs) and then appends
+`<queue> <id> <token> <pid> <unix µs> end`.
 SIGTERM/SIGINT: finish the tasks in hand, exit 0.
 """
 
@@ -20,6 +22,8 @@ import sys
 import time
 
 import rowpump
+
+KEYED_HANDLER_S = 0.1  # kKeyedHandlerMs in chaos/workload.hpp
 
 
 def planned_outcome(queue: str, task_id: str, attempt: int) -> str:
@@ -49,12 +53,18 @@ def main() -> int:
         a.queue, rowpump.RedisAddress(port=a.redis_port), threads=a.threads, batch=a.batch,
         worker_id=a.worker_id, heartbeat_ttl=a.heartbeat_ttl_ms / 1000)
 
-    def handle(task: rowpump.Task) -> rowpump.Outcome:
-        outcome = planned_outcome(a.queue, task.id, task.attempt)
-        line = f"{a.queue} {task.id} {task.token} {pid} {time.time_ns() // 1000} {outcome}\n"
+    def note(task: rowpump.Task, word: str) -> None:
+        line = f"{a.queue} {task.id} {task.token} {pid} {time.time_ns() // 1000} {word}\n"
         data = line.encode()
         if os.write(fd, data) != len(data):
             raise OSError("cannot write the ledger")
+
+    def handle(task: rowpump.Task) -> rowpump.Outcome:
+        outcome = planned_outcome(a.queue, task.id, task.attempt)
+        note(task, outcome)
+        if a.queue == "keyed":
+            time.sleep(KEYED_HANDLER_S)
+            note(task, "end")
         if outcome == "fail":
             return rowpump.fail("chaos: fails on purpose")
         if outcome == "retry":

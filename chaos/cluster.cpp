@@ -34,6 +34,10 @@ std::vector<WorkerSlot> worker_slots() {
     add("paced", Language::node, 1, 1);
     add("uuid", Language::python, 2, 1);
     add("uuid", Language::cpp, 1, 16);
+    // keyed: more threads than concurrency_per_key, so only the limit keeps a key's handlers
+    // from overlapping; no Node.js slot (chaos-worker.js says why)
+    add(kKeyedQueue, Language::cpp, 4, 1);
+    add(kKeyedQueue, Language::python, 4, 2);
     return slots;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -26,6 +27,7 @@ Ledger read_ledgers(const std::string& dir) {
         if (entry.path().extension() == ".log") files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
+    std::vector<LedgerRun> ends;
     for (const auto& file : files) {
         std::ifstream in(file);
         std::string line;
@@ -34,9 +36,10 @@ Ledger read_ledgers(const std::string& dir) {
             LedgerRun run;
             std::string rest;
             if (fields >> run.queue >> run.id >> run.token >> run.pid >> run.at >> run.outcome &&
-                (run.outcome == "ok" || run.outcome == "retry" || run.outcome == "fail") &&
+                (run.outcome == "ok" || run.outcome == "retry" || run.outcome == "fail" ||
+                 run.outcome == "end") &&
                 !(fields >> rest)) {
-                ledger.runs.push_back(std::move(run));
+                (run.outcome == "end" ? ends : ledger.runs).push_back(std::move(run));
             } else {
                 ++ledger.malformed;
             }
@@ -46,6 +49,29 @@ Ledger read_ledgers(const std::string& dir) {
         return std::tie(a.queue, a.id, a.at, a.pid, a.token, a.outcome) <
                std::tie(b.queue, b.id, b.at, b.pid, b.token, b.outcome);
     });
+    // Ends in time order, each to the earliest run of its pid and token still without one.
+    std::map<std::tuple<std::string, std::string, pid_t, std::string>, std::vector<LedgerRun*>>
+        open;
+    for (auto& run : ledger.runs) open[{run.queue, run.id, run.pid, run.token}].push_back(&run);
+    std::sort(ends.begin(), ends.end(),
+              [](const LedgerRun& a, const LedgerRun& b) { return a.at < b.at; });
+    for (const auto& end : ends) {
+        LedgerRun* match = nullptr;
+        auto it = open.find({end.queue, end.id, end.pid, end.token});
+        if (it != open.end()) {
+            for (LedgerRun* run : it->second) {
+                if (run->ended == 0 && run->at <= end.at) {
+                    match = run;
+                    break;
+                }
+            }
+        }
+        if (match == nullptr) {
+            ++ledger.malformed;
+        } else {
+            match->ended = end.at;
+        }
+    }
     return ledger;
 }
 

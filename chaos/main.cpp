@@ -1,9 +1,11 @@
-// rowpump_chaos: a workload of N tasks on three queues (one-shot, periodic, rate-limited),
-// SDK workers with batch 1 and 16, two dispatchers (leader and stand-by), and a seeded fault
-// schedule played against all of it; then a verdict on the data. See docs/chaos.md.
+// rowpump_chaos: a workload of N tasks on five queues (one-shot, periodic, rate-limited, UUID
+// keys, grouped by key with a per-key limit), SDK workers with batch 1 and 16, two dispatchers
+// (leader and stand-by), and a seeded fault schedule played against all of it; then a verdict
+// on the data. See docs/chaos.md.
 //
 // Exit 0 only if no row lost an outcome or had one applied twice, every extra handler run is
-// explained by a fault of the schedule, the rate held, and every fault's own check passed.
+// explained by a fault of the schedule, the rate and the per-key limits held, and every
+// fault's own check passed.
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +17,7 @@
 
 #include "cluster.hpp"
 #include "faults.hpp"
+#include "key_limits.hpp"
 #include "ledger.hpp"
 #include "rate_watch.hpp"
 #include "recovery.hpp"
@@ -41,6 +44,7 @@ struct Options {
     std::string claim = "mysql";
     std::string run_dir;
     std::vector<std::string> without;
+    int judge_concurrency_per_key = kKeyedConcurrency;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -56,7 +60,8 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--drain-timeout", o.drain_timeout,
                    "seconds to wait for the work to finish after the last insert")
         ->check(CLI::PositiveNumber);
-    app.add_option("--claim", o.claim, "the queues' claim mode: mysql or redis")
+    app.add_option("--claim", o.claim,
+                   "the queues' claim mode: mysql or redis (the keyed queue's is mysql in both)")
         ->check(CLI::IsMember({"mysql", "redis"}));
     app.add_option("--without", o.without,
                    "fault kinds left out of the schedule, e.g. row_lock_long,restart_worker")
@@ -64,6 +69,10 @@ Options parse_options(int argc, char** argv) {
         ->check([](const std::string& name) {
             return kind_named(name) ? std::string() : "no fault kind " + name;
         });
+    app.add_option("--judge-concurrency-per-key", o.judge_concurrency_per_key,
+                   "the per-key limit the verdict checks the keyed queue against (default: "
+                   "the one configured; a lower one shows the check fail)")
+        ->check(CLI::PositiveNumber);
     app.add_option("--run-dir", o.run_dir, "where the config, the logs and the ledgers go")
         ->required();
     testing::parse_or_exit(app, argc, argv);
@@ -80,11 +89,12 @@ bool all_done(Cluster& cluster) {
                 0 ||
             db.scalar("SELECT COUNT(*) FROM chaos_paced WHERE done = 0") > 0 ||
             db.scalar("SELECT COUNT(*) FROM chaos_uuid WHERE done = 0") > 0 ||
+            db.scalar("SELECT COUNT(*) FROM chaos_keyed WHERE done = 0") > 0 ||
             db.scalar("SELECT COUNT(*) FROM chaos_periodic WHERE rounds_left > 0") > 0) {
             return false;
         }
         auto redis = cluster.redis().connect();
-        for (const char* queue : {"once", "periodic", "paced", "uuid"}) {
+        for (const char* queue : {"once", "periodic", "paced", "uuid", kKeyedQueue}) {
             const auto keys = protocol::keys_for(queue);
             if (testing::list_length(redis, keys.ready) + testing::list_length(redis, keys.done) >
                 0) {
@@ -106,13 +116,15 @@ void print_leftovers(Cluster& cluster) {
     try {
         testing::MysqlClient db = cluster.db();
         std::printf(
-            "chaos: left: %lld one-shot, %lld periodic, %lld paced, %lld uuid rows not done\n",
+            "chaos: left: %lld one-shot, %lld periodic, %lld paced, %lld uuid, %lld keyed rows "
+            "not done\n",
             static_cast<long long>(
                 db.scalar("SELECT COUNT(*) FROM chaos_once WHERE done = 0 AND rp_dead_at IS NULL")),
             static_cast<long long>(
                 db.scalar("SELECT COUNT(*) FROM chaos_periodic WHERE rounds_left > 0")),
             static_cast<long long>(db.scalar("SELECT COUNT(*) FROM chaos_paced WHERE done = 0")),
-            static_cast<long long>(db.scalar("SELECT COUNT(*) FROM chaos_uuid WHERE done = 0")));
+            static_cast<long long>(db.scalar("SELECT COUNT(*) FROM chaos_uuid WHERE done = 0")),
+            static_cast<long long>(db.scalar("SELECT COUNT(*) FROM chaos_keyed WHERE done = 0")));
         auto redis = cluster.redis().connect();
         for (const auto& key : redis.command({"KEYS", "rowpump:*"}).strings()) {
             if (redis.command({"TYPE", key}).string() != "list" ||
@@ -204,10 +216,14 @@ int run(const Options& o) {
     Verdict verdict = judge(db, shape, ledger, played);
     verdict.inconsistent += static_cast<std::int64_t>(ledger.malformed);
     const RateVerdict rate = rate_watch.verdict(shape.paced_per_second, 1s);
+    KeyLimitsVerdict keys;
+    keys.concurrency = judge_concurrency_per_key(ledger.runs, kKeyedQueue, keyed_key,
+                                                 o.judge_concurrency_per_key, played);
     print_recoveries(played, recovery_times(played, feeder.once_timeline(), ledger));
-    print_details(verdict, rate, shape);
-    print_summary(o.seed, shape.tasks(), verdict, rate, finished_s);
-    const bool passed = verdict.passed() && rate.violations == 0 && !fault_problems && fed && done;
+    print_details(verdict, rate, keys, shape);
+    print_summary(o.seed, shape.tasks(), verdict, rate, keys, finished_s);
+    const bool passed = verdict.passed() && rate.violations == 0 && keys.violations() == 0 &&
+                        !fault_problems && fed && done;
     if (!passed) testing::set_current_test_failed(true);  // keep the servers' directories
     return passed ? 0 : 1;
 }

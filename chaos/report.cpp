@@ -26,12 +26,14 @@ void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape&
         static_cast<unsigned long long>(seed), shape.claim.c_str());
     std::printf(
         "chaos: %lld tasks: %lld one-shot rows, %lld periodic rows x %d rounds, %lld paced rows "
-        "(rate %d/1s), %lld uuid rows; inserted over %d s; lease %lld s; claim: %s\n",
+        "(rate %d/1s), %lld uuid rows, %lld keyed rows (%d keys, concurrency_per_key %d, claim: "
+        "mysql); inserted over %d s; lease %lld s; claim: %s\n",
         static_cast<long long>(shape.tasks()), static_cast<long long>(shape.once_rows),
         static_cast<long long>(shape.periodic_rows), shape.rounds,
         static_cast<long long>(shape.paced_rows), shape.paced_per_second,
-        static_cast<long long>(shape.uuid_rows), run_seconds,
-        static_cast<long long>(shape.lease.count()), shape.claim.c_str());
+        static_cast<long long>(shape.uuid_rows), static_cast<long long>(shape.keyed_rows),
+        kKeyedKeys, kKeyedConcurrency, run_seconds, static_cast<long long>(shape.lease.count()),
+        shape.claim.c_str());
     std::printf("chaos: load average at the start: %s\n", load_average().c_str());
     std::printf("chaos: schedule, %zu faults:\n", schedule.size());
     for (const auto& f : schedule) std::printf("%s\n", describe(f, slot_names).c_str());
@@ -64,7 +66,8 @@ void print_recoveries(const std::vector<FaultRecord>& faults, const Recoveries& 
     }
 }
 
-void print_details(const Verdict& v, const RateVerdict& rate, const WorkloadShape& shape) {
+void print_details(const Verdict& v, const RateVerdict& rate, const KeyLimitsVerdict& keys,
+                   const WorkloadShape& shape) {
     std::printf("chaos: load average at the end: %s\n", load_average().c_str());
     std::printf("chaos: %lld handler runs for %lld rows; extra runs by cause:",
                 static_cast<long long>(v.runs), static_cast<long long>(v.rows));
@@ -80,6 +83,16 @@ void print_details(const Verdict& v, const RateVerdict& rate, const WorkloadShap
         shape.paced_per_second, static_cast<long long>(rate.pushes),
         static_cast<long long>(rate.rows), static_cast<long long>(shape.paced_rows),
         static_cast<long long>(rate.worst));
+    const KeyConcurrencyVerdict& c = keys.concurrency;
+    std::printf(
+        "chaos: concurrency_per_key %lld: %lld keyed runs of %lld keys, at most %lld of one key "
+        "at once (%lld with runs a fault took back; %lld starts above the limit explained), "
+        "%lld runs without an end\n",
+        static_cast<long long>(c.limit), static_cast<long long>(c.runs),
+        static_cast<long long>(c.keys), static_cast<long long>(c.most),
+        static_cast<long long>(c.most_with_taken), static_cast<long long>(c.explained),
+        static_cast<long long>(c.unended));
+    for (const auto& line : c.examples) std::printf("chaos: problem: %s\n", line.c_str());
     if (v.inconsistent > 0) {
         std::printf("chaos: %lld bookkeeping inconsistencies\n",
                     static_cast<long long>(v.inconsistent));
@@ -88,14 +101,15 @@ void print_details(const Verdict& v, const RateVerdict& rate, const WorkloadShap
 }
 
 void print_summary(std::uint64_t seed, std::int64_t tasks, const Verdict& v,
-                   const RateVerdict& rate, double seconds) {
+                   const RateVerdict& rate, const KeyLimitsVerdict& keys, double seconds) {
     std::printf(
         "chaos: seed %llu tasks %lld, lost %lld, applied twice %lld, extra runs %lld (explained "
-        "%lld), rate violations %lld, finished in %.0f s\n",
+        "%lld), rate violations %lld, key limit violations %lld, finished in %.0f s\n",
         static_cast<unsigned long long>(seed), static_cast<long long>(tasks),
         static_cast<long long>(v.lost), static_cast<long long>(v.applied_twice),
         static_cast<long long>(v.extra_runs), static_cast<long long>(v.explained),
-        static_cast<long long>(rate.violations), seconds);
+        static_cast<long long>(rate.violations), static_cast<long long>(keys.violations()),
+        seconds);
     std::fflush(stdout);
 }
 

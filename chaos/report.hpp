@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "faults.hpp"
+#include "key_limits.hpp"
 #include "rate_watch.hpp"
 #include "recovery.hpp"
 #include "schedule.hpp"
@@ -20,10 +21,11 @@ void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape&
                     const std::vector<std::string>& slot_names);
 void print_played(const FaultRecord& record);
 void print_recoveries(const std::vector<FaultRecord>& faults, const Recoveries& recoveries);
-void print_details(const Verdict& verdict, const RateVerdict& rate, const WorkloadShape& shape);
+void print_details(const Verdict& verdict, const RateVerdict& rate, const KeyLimitsVerdict& keys,
+                   const WorkloadShape& shape);
 // `chaos: seed S tasks N, lost 0, applied twice 0, extra runs K (explained K), rate
-// violations 0, finished in S s`
+// violations 0, key limit violations 0, finished in S s`
 void print_summary(std::uint64_t seed, std::int64_t tasks, const Verdict& verdict,
-                   const RateVerdict& rate, double seconds);
+                   const RateVerdict& rate, const KeyLimitsVerdict& keys, double seconds);
 
 }  // namespace rowpump::chaos

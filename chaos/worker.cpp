@@ -5,7 +5,8 @@
 // happens to the process next (kill -9 included), and lines never interleave. The outcome is
 // the one planned for the task (planned_outcome(), workload.hpp: a few `once` rows retry on
 // their first attempt or fail); a success reports `claim=<token>`, which the queue's on_success
-// appends to the row, so the verdict knows which runs were applied.
+// appends to the row, so the verdict knows which runs were applied. The keyed queue's handler
+// runs for kKeyedHandlerMs and then appends `<queue> <id> <token> <pid> <unix µs> end`.
 //
 // SIGTERM or SIGINT: stop fetching, finish the tasks in hand, exit 0.
 
@@ -20,6 +21,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "rowpump/testing/bench_options.hpp"
 #include "rowpump/testing/worker_main.hpp"
@@ -94,6 +96,11 @@ int main(int argc, char** argv) try {
             const Planned planned =
                 rowpump::chaos::planned_outcome(args.options.queue, task.id, task.attempt);
             ledger.record(args.options.queue, task, rowpump::chaos::planned_name(planned));
+            if (args.options.queue == rowpump::chaos::kKeyedQueue) {
+                std::this_thread::sleep_for(
+                    std::chrono::milliseconds(rowpump::chaos::kKeyedHandlerMs));
+                ledger.record(args.options.queue, task, "end");
+            }
             switch (planned) {
                 case Planned::retry:
                     return rowpump::Outcome::retry("chaos: retries on purpose",

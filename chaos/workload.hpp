@@ -1,6 +1,6 @@
 #pragma once
 
-// What the chaos run asks of rowpump: three queues on three tables, and a feeder that inserts
+// What the chaos run asks of rowpump: five queues on five tables, and a feeder that inserts
 // their rows over the run as an application would.
 //
 //   once      one-shot: due while done = 0; on_success sets done and counts n
@@ -8,6 +8,9 @@
 //             next_at has passed
 //   paced     one-shot with `rate`: all rows inserted at the start, so the limit binds
 //   uuid      one-shot on a table whose primary key is a CHAR(36) UUID
+//   keyed     one-shot with `group_by: tenant` and `concurrency_per_key`, inserted in bursts
+//             of more rows per key than the limit, so the limit binds at every burst; its
+//             handler takes kKeyedHandlerMs and notes its end in the ledger too
 //
 // Every on_success counts the row's applied outcomes (n = n + 1) and appends the claim token
 // the worker reports (`claims`), so the verdict can tell which handler runs were applied.
@@ -38,6 +41,19 @@ std::string planned_name(Planned planned);  // "ok", "retry", "fail": the ledger
 // Rows that must end dead (by their `fail`), with no outcome applied.
 bool fails_on_purpose(const std::string& queue, const std::string& id);
 
+// The keyed queue: `group_by: tenant` over kKeyedKeys keys, `concurrency_per_key:
+// kKeyedConcurrency`, always `claim: mysql` (group_by does not work with claim: redis yet).
+// Row `id` (1-based) belongs to key (id - 1) mod kKeyedKeys; the feeder inserts whole bursts
+// of kKeyedBurst rows (kKeyedBurst / kKeyedKeys per key, twice the limit). Its handler runs
+// for kKeyedHandlerMs (each language's worker applies the same rule) and appends a second
+// ledger line when it ends, so that the verdict sees which runs of a key overlapped.
+constexpr const char* kKeyedQueue = "keyed";
+constexpr int kKeyedKeys = 6;
+constexpr int kKeyedConcurrency = 2;
+constexpr int kKeyedBurst = kKeyedKeys * kKeyedConcurrency * 2;
+constexpr int kKeyedHandlerMs = 100;
+std::string keyed_key(const std::string& id);
+
 struct WorkloadShape {
     std::int64_t once_rows = 0;
     std::int64_t periodic_rows = 0;
@@ -45,13 +61,16 @@ struct WorkloadShape {
     std::int64_t paced_rows = 0;
     int paced_per_second = 1;  // the paced queue's rate
     std::int64_t uuid_rows = 0;
+    std::int64_t keyed_rows = 0;  // a multiple of kKeyedBurst
     std::chrono::seconds lease{10};
     std::string claim = "mysql";  // every queue's claim mode (`claim:`)
 
     std::int64_t tasks() const {
-        return once_rows + periodic_rows * rounds + paced_rows + uuid_rows;
+        return once_rows + periodic_rows * rounds + paced_rows + uuid_rows + keyed_rows;
     }
-    std::int64_t rows() const { return once_rows + periodic_rows + paced_rows + uuid_rows; }
+    std::int64_t rows() const {
+        return once_rows + periodic_rows + paced_rows + uuid_rows + keyed_rows;
+    }
 };
 
 // Splits `tasks` (applied outcomes in all) over the queues; the paced queue's rate is set so
@@ -104,6 +123,7 @@ private:
     std::atomic<std::int64_t> once_done_{0};
     std::int64_t periodic_done_ = 0;
     std::int64_t uuid_done_ = 0;
+    std::int64_t keyed_done_ = 0;
     std::atomic<bool> finished_{false};
     std::atomic<bool> stop_{false};
     mutable std::mutex mutex_;

@@ -28,6 +28,16 @@
  * -DNO_VERSION_FENCE  with -DREDIS_CLAIM: the fence without the row's version (claimable, and
  *                not holding the task's settled token yet), which applies a late copy of an
  *                outcome in a later due period (docs/model.md); the check keeps finding it.
+ * -DKEYED       the queue has `group_by` and `concurrency_per_key: PER_KEY` (default 1), and
+ *                every row has the same key: before each claim the leader counts the key's
+ *                rows in flight (lease running, outcome not applied: QueueSql::in_flight_by_key)
+ *                and claims at most the rest of its allowance. Property: the key's tasks in
+ *                flight (its rows' current tasks that Redis holds: ready, taken, or reported
+ *                and not applied) never exceed PER_KEY. Not with -DREDIS_CLAIM (group_by
+ *                works with claim: mysql only).
+ * -DNO_DONE_COUNT  with -DKEYED: the count leaves out rows whose task is reported and waiting
+ *                in the done list, so a key's next row is pushed before the outcome is
+ *                applied; the check keeps finding it.
  * -DNR=1, -DMAXB, -DBATCH, -DNT  rows, max_backlog, claim batch, tokens per row (smaller
  *                searches; defaults 2, 2, 2, 7).
  */
@@ -50,6 +60,12 @@
 #define MAX_ATTEMPTS 2
 #ifndef MAXF
 #define MAXF 1
+#endif
+#ifndef PER_KEY
+#define PER_KEY 1 /* concurrency_per_key, with -DKEYED */
+#endif
+#if defined(KEYED) && defined(REDIS_CLAIM)
+#error group_by works with claim: mysql only
 #endif
 
 /* A ready message <id>:<token> is MSG(row, token); a done message adds the verb. With
@@ -129,7 +145,7 @@ bit flip;        /* toggles whenever a row completes (on_success, or dead) */
 #ifndef SCRATCH
 #define SCRATCH hidden
 #endif
-SCRATCH byte x_i, x_j, x_t, x_m, x_n, x_cap;
+SCRATCH byte x_i, x_j, x_t, x_m, x_n, x_cap, x_k, x_kf;
 SCRATCH int x_used;
 
 #define busy (hand[0] != 0 || hand[1] != 0)
@@ -185,6 +201,25 @@ inline held(r, t, result) {
                  (listed[1] && TASK(proc[1]) == (m)) || \
                  TASK(done[0]) == (m) || TASK(done[1]) == (m) || TASK(done[2]) == (m) || \
                  TASK(done[3]) == (m))
+
+#ifdef KEYED
+/* QueueSql::in_flight_by_key: a row of the key whose lease runs and whose outcome has not
+ * been applied (not settled, not dead): its task is ready, taken, or reported and waiting in
+ * the done list. Counted right after the keeper renewed the leases of the tasks Redis holds. */
+#define DONE_HOLDS(m) (TASK(done[0]) == (m) || TASK(done[1]) == (m) || TASK(done[2]) == (m) || \
+                       TASK(done[3]) == (m))
+#ifdef NO_DONE_COUNT
+#define COUNTED(r) (tok[r] != 0 && !settled[r] && !dead[r] && lease[r] == LIVE && \
+                    !DONE_HOLDS(MSG(r, tok[r])))
+#else
+#define COUNTED(r) (tok[r] != 0 && !settled[r] && !dead[r] && lease[r] == LIVE)
+#endif
+/* For the property: a row of the key whose current task (its claim token, not applied yet)
+ * Redis holds: in the ready list, a listed worker's processing list or the done list. (A
+ * handler that still runs a task taken back from it is not in flight: its report is refused.
+ * The chaos run leaves such runs out of its count the same way.) */
+#define KEY_IN_FLIGHT(r) (tok[r] != 0 && !settled[r] && !dead[r] && HELD(MSG(r, tok[r])))
+#endif
 
 #ifdef REDIS_CLAIM
 /* a token carried as a message's token or as its version */
@@ -474,11 +509,21 @@ end:
                 fi
             }
 #endif
+#ifdef KEYED
+            /* GroupedClaimStore: the key's allowance, concurrency_per_key minus its rows in
+             * flight; a claim takes at most that many rows of the key */
+            x_k = 0;
+            for (x_i : 0 .. NR - 1) { if :: COUNTED(x_i) -> x_k++ :: else fi }
+            x_k = (x_k >= PER_KEY -> 0 : PER_KEY - x_k);
+#endif
             /* claim_expired first (ORDER BY the lease), then the other due rows */
             for (x_t : 0 .. 1) {
                 for (x_i : 0 .. NR - 1) {
                     if
                     :: x_n < x_cap && due[x_i] && !dead[x_i] &&
+#ifdef KEYED
+                       x_k > 0 &&
+#endif
 #ifdef REDIS_CLAIM
                        fl[d * NR + x_i] == 0 &&
 #endif
@@ -499,6 +544,9 @@ end:
                         tok[x_i] = x_m; settled[x_i] = 0; lease[x_i] = LIVE; applied[x_i] = 0;
 #endif
                         cl[d * NR + x_i] = x_m;
+#ifdef KEYED
+                        x_k--;
+#endif
                         x_n++
                     :: else
                     fi
@@ -529,6 +577,13 @@ end:
                 fi
             }
             assert(nready <= MAXB); /* the ready list never grows past max_backlog */
+#ifdef KEYED
+            /* tasks of one key in flight never exceed concurrency_per_key (a push is the only
+             * step that adds one) */
+            x_kf = 0;
+            for (x_i : 0 .. NR - 1) { if :: KEY_IN_FLIGHT(x_i) -> x_kf++ :: else fi }
+            assert(x_kf <= PER_KEY);
+#endif
             phase[d] = (got[d] != 0 -> ACK : LEAD)
         :: else -> phase[d] = RELEASE
         fi }

@@ -4,11 +4,12 @@
 # Installs packages, builds rowpump_chaos in build/, and runs it: it starts its own MariaDB,
 # Redis, two dispatchers and the workers, plays the schedule printed at the start, waits for
 # the work to finish, and prints one line:
-#   chaos: seed S tasks N, lost 0, applied twice 0, extra runs K (explained K), rate violations 0, finished in T s
+#   chaos: seed S tasks N, lost 0, applied twice 0, extra runs K (explained K), rate violations 0, key limit violations 0, finished in T s
 # Exit 1 if any count but K is non-zero or an extra handler run is not explained by a fault.
 # --tasks: default 50,000 (about 2 minutes; what CI runs); 1000000 is the full run.
 # --seed: repeat a schedule (default: a new random seed, printed first).
-# --claim: every queue's claim mode (default mysql; docs/semantics.md, "Claims in MySQL or in Redis").
+# --claim: every queue's claim mode (default mysql; docs/semantics.md, "Claims in MySQL or in Redis"),
+#   except the grouped queue's (keyed), which is claim: mysql in both (group_by needs it).
 # The run directory (run/chaos-<time>/: config, logs, ledgers) is kept when the run fails or
 # with --keep, removed otherwise. Options after -- go to the driver (build/chaos/rowpump_chaos
 # --help), e.g. -- --seconds 300.
@@ -25,7 +26,7 @@ while (($#)); do
             driver_args+=("$1" "$2"); shift 2 ;;
         --keep) keep=1; shift ;;
         --) shift; driver_args+=("$@"); break ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (driver options go after --)" ;;
     esac
 done

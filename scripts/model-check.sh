@@ -4,9 +4,12 @@
 # run), in both claim modes (-DREDIS_CLAIM: `claim: redis`; its safety also with a row that
 # comes due again, -DREDUE -DNR=1), that the old protocol (-DOLD_LEASE) is still found to
 # livelock and to discard an outcome, and that claim: redis without the row's version in its
-# fence (-DNO_VERSION_FENCE) is still found to apply an outcome in a later due period. One line
-# per property; exits non-zero if any property fails, or if those bugs are no longer found (a
-# model that stopped finding them checks nothing).
+# fence (-DNO_VERSION_FENCE) is still found to apply an outcome in a later due period; with
+# group_by and concurrency_per_key (-DKEYED, claim: mysql; its safety with two faults per run)
+# that a key's tasks in flight never exceed its limit, and that a count leaving out reported
+# outcomes (-DNO_DONE_COUNT) is still found to exceed it. One line per property; exits non-zero
+# if any property fails, or if those bugs are no longer found (a model that stopped finding
+# them checks nothing).
 #   scripts/model-check.sh          all checks, two at a time
 #   scripts/model-check.sh --trail  also prints each counterexample found, step by step
 set -euo pipefail
@@ -112,6 +115,12 @@ verify old_livelock "-DOLD_LEASE" "${live[*]}" "-m2000000 -a -f -A -N no_liveloc
 verify safety "" "-DSAFETY -DNOCLAIM" "-m1000000"
 verify redis_safety "$redis" "-DSAFETY -DNOCLAIM" "-m1000000"
 verify old_outcomes "-DOLD_LEASE" "-DSAFETY -DNOCLAIM" "-m1000000"
+keyed=-DKEYED
+# two faults per run: its search covers the runs with one, and is still small
+verify keyed_safety "$keyed -DMAXF=2" "-DSAFETY -DNOCLAIM" "-m1000000"
+verify keyed_rows_complete "$keyed" "${live[*]}" "-m2000000 -a -f -A -N rows_complete"
+verify keyed_no_livelock "$keyed" "${live[*]}" "-m2000000 -a -f -A -N no_livelock"
+verify undercount "$keyed -DNO_DONE_COUNT" "-DSAFETY -DNOCLAIM" "-m1000000"
 wait
 
 rows_complete="every row that stays due is completed (weak fairness)"
@@ -145,6 +154,24 @@ if found unfenced 'assertion violated.*pushed\[x_i\]'; then
     report PASS "an outcome applied in a later due period, as expected ($(states unfenced) states)"
 else
     report FAIL "claim: redis without the version fence applied no outcome in a later due period: the model no longer shows why the fence is needed"
+fi
+per_key="x_kf<=~a key's tasks in flight never exceed concurrency_per_key"
+keyed_properties=(
+    "applied\\[x_i\\]~an outcome is applied at most once per claim"
+    "$on_success"
+    "done\\[x_j\\]~outcomes first: no reported outcome is made stale by a claim"
+    "$backlog"
+    "$per_key"
+)
+say "model: group_by with concurrency_per_key: 1 (-DKEYED), 2 rows of one key; safety with 2 faults per run"
+safety_lines keyed_safety "${keyed_properties[@]}"
+liveness_line keyed_rows_complete "$rows_complete"
+liveness_line keyed_no_livelock "$no_livelock"
+say "model: a count of tasks in flight without the reported ones (-DNO_DONE_COUNT), whose bug must still be found"
+if found undercount 'assertion violated.*x_kf<='; then
+    report PASS "a key over its limit, as expected ($(states undercount) states)"
+else
+    report FAIL "a count without the reported tasks kept the key within its limit: the model no longer shows why they count"
 fi
 say "model: the old protocol (-DOLD_LEASE: leases never renewed), whose bugs must still be found"
 if found old_livelock 'acceptance cycle'; then
@@ -181,5 +208,10 @@ if ((trail)); then
     show_trail redis_redue "$redue" "trail of claim: redis with -DREDUE:"
     show_trail unfenced "$redue -DNO_VERSION_FENCE" \
         "trail of claim: redis without the version fence (an outcome applied in a later due period):"
+    show_trail keyed_safety "$keyed -DMAXF=2" "trail of the group_by safety search:"
+    show_trail keyed_rows_complete "$keyed" "trail of group_by rows_complete:" cycle
+    show_trail keyed_no_livelock "$keyed" "trail of group_by no_livelock:" cycle
+    show_trail undercount "$keyed -DNO_DONE_COUNT" \
+        "trail of a count without the reported tasks (a key over its limit):"
 fi
 exit "$failed"

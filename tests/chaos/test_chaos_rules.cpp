@@ -1,14 +1,21 @@
 // The chaos run's rules on made-up data: the verdict must catch a lost row, a row applied
 // twice and an extra run no fault explains (only a fault that took that very task does); the
-// rate check must catch a full window; the schedule must hold every fault kind, overlaps and
-// kills of every language, and repeat with its seed.
+// rate check must catch a full window, per queue and per key; the per-key concurrency check
+// must catch more handlers of one key at once than the limit, except runs a fault took back; the
+// schedule must hold every fault kind, overlaps and kills of every language, and repeat with its
+// seed.
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
+#include "key_limits.hpp"
 #include "rate_watch.hpp"
 #include "schedule.hpp"
 #include "verdict.hpp"
@@ -206,6 +213,122 @@ TEST_CASE("chaos rate: at most N rows from any push until a period after it", "[
     CHECK(judge_rate({{0, 0, 3}}, 2, period).violations == 1);
     // Pushes on either side of a Redis restart that lost the window are not compared.
     CHECK(judge_rate({{0, 0, 2}, {1, 1, 2}}, 2, period).violations == 0);
+}
+
+TEST_CASE("chaos rate per key: each key's window alone", "[chaos]") {
+    const auto period = std::chrono::microseconds(kSecond);
+    // 2/1s per key: two keys with two pushes each in one second are fine, a third of one is not.
+    std::map<std::string, std::set<WindowPush>> pushes{{"a", {{0, 0, 1}, {0, 10, 1}}},
+                                                       {"b", {{0, 5, 1}, {0, 15, 1}}}};
+    CHECK(judge_rate_per_key(pushes, 2, period).violations == 0);
+    pushes["b"].insert({0, 20, 1});
+    const RateVerdict v = judge_rate_per_key(pushes, 2, period);
+    CHECK(v.violations == 1);
+    CHECK(v.worst == 3);
+    CHECK(v.pushes == 5);
+}
+
+namespace {
+
+std::string key_of_id(const std::string& id) {
+    return id.substr(0, 1);  // "a1" -> key "a"
+}
+
+LedgerRun span(const std::string& id, const std::string& token, Micros from, Micros to,
+               pid_t pid = 100) {
+    LedgerRun r{"keyed", id, token, pid, from};
+    r.ended = to;
+    return r;
+}
+
+KeyConcurrencyVerdict judge_keys(const std::vector<LedgerRun>& runs, std::int64_t limit,
+                                 const std::vector<FaultRecord>& faults = {}) {
+    return judge_concurrency_per_key(runs, "keyed", key_of_id, limit, faults);
+}
+
+}  // namespace
+
+TEST_CASE("chaos concurrency per key: more handlers of one key at once than the limit", "[chaos]") {
+    // Two of key a overlap, a third starts as the first ends (touching: no overlap); key b
+    // runs beside them on its own limit.
+    const std::vector<LedgerRun> runs{span("a1", "A", 0, 100), span("a2", "B", 50, 150),
+                                      span("a3", "C", 100, 200), span("b1", "D", 0, 200),
+                                      span("b2", "E", 10, 190)};
+    KeyConcurrencyVerdict v = judge_keys(runs, 2);
+    CHECK(v.violations == 0);
+    CHECK(v.most == 2);
+    CHECK(v.keys == 2);
+    CHECK(v.runs == 5);
+    // The same runs against a limit of 1: the second of each key at once is a violation.
+    v = judge_keys(runs, 1);
+    CHECK(v.violations == 3);  // a2 over a1, a3 over a2, b2 over b1
+    CHECK(!v.examples.empty());
+    // A third of key a inside the others: over a limit of 2.
+    std::vector<LedgerRun> more = runs;
+    more.push_back(span("a4", "F", 120, 130));
+    CHECK(judge_keys(more, 2).violations == 1);
+    // Runs of other queues are not counted.
+    more.back().queue = "once";
+    CHECK(judge_keys(more, 2).violations == 0);
+}
+
+TEST_CASE("chaos concurrency per key: a run a fault took back does not count", "[chaos]") {
+    // A frozen worker (pid 77) held claim A of row a1 while frozen; its task was taken back
+    // and run again (B) while its own handler went on after the thaw.
+    const std::vector<LedgerRun> runs{span("a1", "A", 0, 5000, 77), span("a1", "B", 4000, 4100),
+                                      span("a2", "C", 4050, 4150)};
+    const auto freeze = record(FaultKind::freeze_worker, 100, 3900, 77, {"A"});
+    KeyConcurrencyVerdict v = judge_keys(runs, 2, {freeze});
+    CHECK(v.violations == 0);
+    CHECK(v.explained == 1);
+    CHECK(v.most == 2);
+    CHECK(v.most_with_taken == 3);
+    // Without the fault, or with a fault that took another task or hit another process: a
+    // violation, as for extra runs.
+    CHECK(judge_keys(runs, 2).violations == 1);
+    CHECK(
+        judge_keys(runs, 2, {record(FaultKind::freeze_worker, 100, 3900, 77, {"X"})}).violations ==
+        1);
+    CHECK(
+        judge_keys(runs, 2, {record(FaultKind::freeze_worker, 100, 3900, 78, {"A"})}).violations ==
+        1);
+    // A leader's death explains nothing.
+    CHECK(judge_keys(runs, 2, {record(FaultKind::kill_leader, 100, 3900, 77, {"A"})}).violations ==
+          1);
+}
+
+TEST_CASE("chaos concurrency per key: a run without an end line", "[chaos]") {
+    // Killed (pid 77, replaced at 1000): it ended then, and a run after it does not overlap.
+    LedgerRun killed = span("a1", "A", 0, 0, 77);
+    const std::vector<LedgerRun> runs{killed, span("a2", "B", 10, 20), span("a3", "C", 2000, 2100)};
+    const auto kill = record(FaultKind::kill_worker, 900, 1000, 77, {"A"});
+    KeyConcurrencyVerdict v = judge_keys(runs, 1, {kill});
+    CHECK(v.unended == 0);
+    CHECK(v.violations == 0);  // B overlaps A, which the kill took: explained
+    CHECK(v.explained == 1);
+    // No fault killed its process: it runs until the ledger's end, counted.
+    v = judge_keys(runs, 1);
+    CHECK(v.unended == 1);
+    CHECK(v.violations == 2);  // B and C both start while A runs
+}
+
+TEST_CASE("chaos ledger: an end line closes its run", "[chaos]") {
+    const std::string dir =
+        std::filesystem::temp_directory_path() / ("chaos-ledger-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream out(dir + "/w.log");
+        out << "keyed 1 A 7 100 ok\n"
+            << "keyed 1 A 7 250 end\n"
+            << "keyed 2 B 7 120 ok\n"
+            << "keyed 3 C 7 300 end\n";  // no run of C: malformed
+    }
+    const Ledger ledger = read_ledgers(dir);
+    std::filesystem::remove_all(dir);
+    REQUIRE(ledger.runs.size() == 2);
+    CHECK(ledger.runs[0].ended == 250);
+    CHECK(ledger.runs[1].ended == 0);
+    CHECK(ledger.malformed == 1);
 }
 
 TEST_CASE("chaos schedule: every kind in the first round, the same for the same seed", "[chaos]") {

@@ -74,7 +74,7 @@ TEST_CASE("protocol scripts: the dispatcher's calls run after Redis lost its scr
     conn.command({"SCRIPT", "FLUSH"});
     CHECK(rq.lead().holder == "leader-a");
     conn.command({"SCRIPT", "FLUSH"});
-    CHECK(rq.push(rows).pushed);
+    CHECK(rq.push(rows, {}).pushed);
     CHECK(conn.command({"LRANGE", keys.ready, "0", "-1"}).strings() ==
           std::vector<std::string>{"1:0000000000000000-1-1"});
 

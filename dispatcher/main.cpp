@@ -51,6 +51,16 @@ int main(int argc, char** argv) {
     if (*cl->pause || *cl->resume) {
         return rowpump::command_pause(config, cl->queue, cl->pause->parsed(), std::cout, std::cerr);
     }
+    if (*cl->limit_cmd) {
+        rowpump::LimitCommand limit;
+        limit.action = *cl->limit_set     ? rowpump::LimitCommand::Action::set
+                       : *cl->limit_unset ? rowpump::LimitCommand::Action::unset
+                                          : rowpump::LimitCommand::Action::list;
+        limit.queue = cl->queue;
+        limit.key = cl->key;
+        limit.limits = cl->limits;
+        return rowpump::command_limit(config, limit, std::cout, std::cerr);
+    }
     if (*cl->dead) return rowpump::command_dead(config, cl->queue, cl->limit, std::cout, std::cerr);
     return rowpump::command_retry(config, cl->queue, cl->shard, cl->ids, cl->all, cl->set,
                                   std::cout, std::cerr);

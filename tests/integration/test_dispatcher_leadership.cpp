@@ -108,7 +108,7 @@ TEST_CASE("pushes and done-list trims of a dispatcher without the leader lock ch
     const auto other = b.lead();
     CHECK(other.holder == "a");
     CHECK_FALSE(other.took_free);
-    const rowpump::PushWindow refused = b.push(rows);
+    const rowpump::PushWindow refused = b.push(rows, {});
     CHECK_FALSE(refused.leader);
     CHECK_FALSE(refused.pushed);
     CHECK(list_length(redis, keys.ready) == 0);
@@ -116,13 +116,13 @@ TEST_CASE("pushes and done-list trims of a dispatcher without the leader lock ch
     CHECK_FALSE(b.ack_done(done, {}));
     CHECK(list_length(redis, keys.done) == 2);
 
-    CHECK(a.push(rows).pushed);
+    CHECK(a.push(rows, {}).pushed);
     CHECK(list_length(redis, keys.ready) == 2);
 
     redis.command({"DEL", keys.leader});  // Redis lost the key; b asks first
     CHECK(b.lead().holder == "b");
     CHECK(a.lead().holder == "b");
-    CHECK_FALSE(a.push(rows).leader);
+    CHECK_FALSE(a.push(rows, {}).leader);
     CHECK_FALSE(a.ack_done(done, {}));
     CHECK(list_length(redis, keys.ready) == 2);
     CHECK(b.ack_done(done, {}));

@@ -291,6 +291,57 @@ TEST_CASE(
     }
 }
 
+// Per-key limits (docs/fairness.md) as the documented users: `check`, `rowpump limit set`,
+// `list` and `unset`, and a dispatcher whose pushes check and record rate_per_key (key_rate)
+// and which reads the key_limits hash, with nothing refused.
+TEST_CASE("least privilege: rate_per_key and rowpump limit as the documented dispatcher ACL user",
+          "[privilege][group_by]") {
+    TestBed bed;
+    MysqlClient db = bed.db();
+    db.exec(
+        "CREATE TABLE user_block_status (user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL "
+        "DEFAULT 0, updated_time DATETIME(3) NOT NULL, runs INT NOT NULL DEFAULT 0, tenant INT "
+        "NOT NULL, KEY (updated_time), KEY tenant_id (tenant, user_id)) ENGINE=InnoDB");
+    db.exec(
+        "INSERT INTO user_block_status (user_id, updated_time, tenant) SELECT seq, NOW(3), 1 + "
+        "seq % 3 FROM seq_1_to_60");
+    MysqlClient root = bed.mysql.connect_root();
+    create_mysql_user(root, bed.database, kAdminAccount, "rowpump_admin");
+    create_mysql_user(root, bed.database, kRunAccount, "rowpump");
+    auto redis = create_redis_users(bed.redis);
+    const auto spec_as = [&](const std::string& account) {
+        ConfigSpec spec = config_as(bed, account);
+        spec.queues[0].extra_lines = {"group_by: tenant", "rate_per_key: 5/1s"};
+        return spec;
+    };
+    migrate_apply(write_config(bed.dir.file("admin.yaml"), spec_as(kAdminAccount)));
+    const std::string config = write_config(bed.dir.file("rowpump.yaml"), spec_as(kRunAccount));
+
+    const RunResult check = rowpump_cli({"check", "-c", config});
+    INFO(check.describe());
+    CHECK(check.status.success());
+    CHECK(check.out.find("group_by tenant: rate_per_key 5/1s (on the Redis clock)") !=
+          std::string::npos);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"set", "-c", config, "users", "1", "weight", "2"},
+          std::vector<std::string>{"set", "-c", config, "users", "2", "rate", "20/1s"},
+          std::vector<std::string>{"list", "-c", config, "users"},
+          std::vector<std::string>{"unset", "-c", config, "users", "1"}}) {
+        std::vector<std::string> argv = {"limit"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        const RunResult limit = rowpump_cli(argv);
+        INFO(limit.describe());
+        CHECK(limit.status.success());
+    }
+    auto dispatcher = bed.start_dispatcher(config);
+    const bool all = eventually(30s, [&] { return list_length(redis, ready_key("users")) == 60; });
+    INFO(dispatcher->log_tail());
+    REQUIRE(all);
+    CHECK(redis.command({"EXISTS", "rowpump:{users}:key_rate"}).integer() == 1);
+    CHECK(troubled_lines(dispatcher->log()).empty());
+    CHECK(dispatcher->log_count("key_limits") == 0);  // read, nothing refused
+}
+
 TEST_CASE(
     "the example worker takes its Redis password from ROWPUMP_REDIS_PASSWORD or a file, not both",
     "[privilege]") {

@@ -2,6 +2,7 @@
 // (cmake/EmbedLua.cmake), and redis::Script runs one after Redis lost its script cache, for
 // the dispatcher as for the worker SDK (test_worker_sdk.cpp, "reports survive a SCRIPT FLUSH").
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,8 @@ TEST_CASE("protocol scripts: Redis names each script by the SHA1 compiled in", "
          {&protocol::kCompleteScript, &protocol::kTakeScript, &protocol::kLeaveScript,
           &protocol::kGiveBackScript, &protocol::kLeadScript, &protocol::kResignScript,
           &protocol::kPushScript, &protocol::kAckDoneScript, &protocol::kReapScript,
-          &protocol::kHeldScript, &protocol::kRouteDoneScript, &protocol::kReapToDoneScript}) {
+          &protocol::kHeldScript, &protocol::kRouteDoneScript, &protocol::kReapToDoneScript,
+          &protocol::kKeyLimitsScript}) {
         INFO(script->text());
         CHECK(conn.command({"SCRIPT", "LOAD", std::string(script->text())}).string() ==
               script->sha1());
@@ -74,7 +76,7 @@ TEST_CASE("protocol scripts: the dispatcher's calls run after Redis lost its scr
     conn.command({"SCRIPT", "FLUSH"});
     CHECK(rq.lead().holder == "leader-a");
     conn.command({"SCRIPT", "FLUSH"});
-    CHECK(rq.push(rows).pushed);
+    CHECK(rq.push(rows, {}).pushed);
     CHECK(conn.command({"LRANGE", keys.ready, "0", "-1"}).strings() ==
           std::vector<std::string>{"1:0000000000000000-1-1"});
 
@@ -112,4 +114,73 @@ TEST_CASE("protocol scripts: held finds tasks by their head, fields aside", "[pr
           std::vector<std::string>{"1:" + token, "2:" + token, "3:" + token, "4:" + token});
     CHECK(protocol::kHeldScript.eval(conn, script_keys, {keys.processing("")}).strings() ==
           std::vector<std::string>{"1:" + token, "2:" + token, "3:" + token, "4:" + token});
+}
+
+// rate_per_key in push.lua (docs/fairness.md): a key whose window is full refuses the whole
+// push; the state stays bounded (at most 16 entries per key, merged, never fewer rows), a key
+// whose entries all left is dropped by later pushes, the hash expires after the longest
+// period, and entries or a key of a form push.lua never writes are skipped or replaced.
+TEST_CASE("protocol scripts: push.lua keeps each key's window bounded, strict and expiring",
+          "[protocol][key_limits]") {
+    testing::RedisServer server;
+    auto conn = server.connect();
+    QueueConfig queue;
+    queue.name = "q";
+    const auto keys = protocol::keys_for("q");
+    auto rq = RedisQueue::open(server.options(), queue, "leader-a");
+    REQUIRE(rq.lead().holder == "leader-a");
+    const Rate per_minute{100, Millis(60000)};
+    auto row = [](int i) {
+        return ClaimedRow{std::to_string(i), "0000000000000000-1-" + std::to_string(i)};
+    };
+
+    // 20 pushes of one row of key "a": 16 entries at most, 20 rows counted all the same.
+    for (int i = 1; i <= 20; ++i) {
+        const auto window = rq.push({row(i)}, {{"=a", per_minute, 1}});
+        REQUIRE(window.pushed);
+        REQUIRE(window.keys.size() == 1);
+        CHECK(window.keys[0].rows_left == 100 - i);
+    }
+    const auto value = conn.command({"HGET", keys.key_rate, "=a"}).string();
+    CHECK(std::count(value.begin(), value.end(), ',') == 15);  // 16 entries
+    const auto pttl = conn.command({"PTTL", keys.key_rate}).integer();
+    CHECK(pttl > 59000);
+    CHECK(pttl <= 60001);
+
+    // Key "b" at 2/1s: two rows go, a third is refused with the rows of "a" in the same push.
+    const Rate two{2, Millis(1000)};
+    auto window = rq.push({row(21), row(22)}, {{"=b", two, 2}});
+    REQUIRE(window.pushed);
+    CHECK(window.keys[0].rows_left == 0);
+    CHECK(window.keys[0].wait.count() > 0);
+    CHECK(window.keys[0].wait.count() <= 1000000);
+    window = rq.push({row(23), row(24)}, {{"=a", per_minute, 1}, {"=b", two, 1}});
+    CHECK(!window.pushed);
+    REQUIRE(window.keys.size() == 2);
+    CHECK(window.keys[0].rows_left == 80);
+    CHECK(window.keys[1].rows_left == 0);
+    CHECK(conn.command({"LLEN", keys.ready}).integer() == 22);
+    // Only a read: nothing written.
+    window = rq.push({}, {{"=b", two, 0}});
+    CHECK(window.pushed);
+    CHECK(window.keys[0].rows_left == 0);
+
+    // Entries that left, and values push.lua never writes: skipped, and the field dropped by a
+    // later push's look at a few random fields.
+    conn.command({"HSET", keys.key_rate, "=old", "5:3", "=junk", "not an entry", "=c",
+                  "99999999999999999999:1"});
+    window = rq.push({row(25)}, {{"=c", per_minute, 1}});
+    CHECK(window.pushed);
+    CHECK(window.keys[0].rows_left == 99);  // the junk entry counted nothing
+    for (int i = 0; i < 20 && conn.command({"HEXISTS", keys.key_rate, "=old"}).integer(); ++i)
+        rq.push({row(26 + i)}, {{"=d", per_minute, 1}});
+    CHECK(conn.command({"HEXISTS", keys.key_rate, "=old"}).integer() == 0);
+    CHECK(conn.command({"HEXISTS", keys.key_rate, "=junk"}).integer() == 0);
+    CHECK(conn.command({"HEXISTS", keys.key_rate, "=a"}).integer() == 1);
+
+    // A key_rate of another type is replaced.
+    conn.command({"SET", keys.key_rate, "oops"});
+    window = rq.push({row(50)}, {{"=a", per_minute, 1}});
+    CHECK(window.pushed);
+    CHECK(conn.command({"TYPE", keys.key_rate}).string() == "hash");
 }

@@ -208,7 +208,7 @@ TEST_CASE("unknown keys are rejected where they are", "[config]") {
         "unknown key (expected one of: table, id, due, order_by, batch, lease, "
         "max_lease, max_backlog, rate, on_success, on_dead, retry, poll, reap_interval, "
         "leader_timeout, columns, due_since, shards, claim, payload, payload_max, group_by, "
-        "concurrency_per_key)");
+        "concurrency_per_key, rate_per_key)");
     CHECK_CONFIG_ERROR(with_queue_lines("    retry:\n      base: 1s\n      kap: 5m\n"), 9,
                        "queues.q.retry.kap",
                        "unknown key (expected one of: base, cap, max_attempts, max_delay)");

@@ -134,3 +134,21 @@ TEST_CASE("group_by and concurrency_per_key: read, and refused where they cannot
     CHECK(error_of(with_queue_lines("    group_by: rp_token\n")).find("bookkeeping column") !=
           std::string::npos);
 }
+
+TEST_CASE("rate_per_key: read with group_by, checked like rate", "[config][group_by]") {
+    const auto config =
+        parsed(with_queue_lines("    group_by: tenant_id\n    rate_per_key: 10/1s\n"));
+    REQUIRE(config.queues[0].rate_per_key);
+    CHECK(config.queues[0].rate_per_key->count == 10);
+    CHECK(config.queues[0].rate_per_key->per == Millis(1000));
+    CHECK(!parsed(with_queue_lines("    group_by: tenant_id\n")).queues[0].rate_per_key);
+    CHECK(error_of(with_queue_lines("    rate_per_key: 10/1s\n")) ==
+          "test.yaml:7: queues.q.rate_per_key: needs group_by: the column that names a row's "
+          "key");
+    CHECK(error_of(with_queue_lines("    group_by: tenant_id\n    rate_per_key: fast\n")) ==
+          "test.yaml:8: queues.q.rate_per_key: must be a rate like 1/3s, 500/1s or 10/s, got "
+          "'fast'");
+    CHECK(error_of(with_queue_lines("    group_by: tenant_id\n    rate_per_key: 0/1s\n")) ==
+          "test.yaml:8: queues.q.rate_per_key: must allow at least 1 dispatch per period, got "
+          "'0/1s'");
+}

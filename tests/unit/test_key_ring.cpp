@@ -125,3 +125,55 @@ TEST_CASE("KeyRing goes round a ring that holds every key without a listing", "[
     paged.next(30, kAny, kT0);
     CHECK(!paged.rewind());
 }
+
+TEST_CASE("KeyRing shares a claim's rows in proportion to the keys' weights", "[key_ring]") {
+    KeyRing ring(100, 10);
+    ring.listed(keys(3));
+    const auto weighted = [](const GroupKey& key) -> std::optional<KeyRing::KeyShare> {
+        return KeyRing::KeyShare{1000000, *key == "0" ? 3 : 1};
+    };
+    auto visits = ring.next_shares(50, weighted, kT0);
+    REQUIRE(visits.size() == 3);
+    CHECK(visits[0].limit == 30);  // 50 * 3/5
+    CHECK(visits[1].limit == 10);
+    CHECK(visits[2].limit == 10);
+    CHECK(total(visits) == 50);
+    // A claim smaller than the weights: the keys until their weights reach it.
+    ring.listed(keys(3));
+    visits = ring.next_shares(3, weighted, kT0);
+    REQUIRE(visits.size() == 1);
+    CHECK(visits[0].limit == 3);
+    visits = ring.next_shares(3, weighted, kT0);  // goes on with the next keys
+    REQUIRE(visits.size() == 2);
+    CHECK(*visits[0].key == "1");
+    CHECK(total(visits) == 3);
+}
+
+TEST_CASE("KeyRing holds back a key at its rate until its window opens, across listings",
+          "[key_ring]") {
+    KeyRing ring(100, 10);
+    ring.listed(keys(3));
+    ring.hold_back(GroupKey("1"), kT0 + kIdleFor);
+    ring.listed(keys(3));
+    CHECK(ring.upcoming(10, kT0) == std::vector<GroupKey>{GroupKey("0"), GroupKey("2")});
+    auto visits = ring.next(30, kAny, kT0);
+    REQUIRE(visits.size() == 2);
+    CHECK(*visits[1].key == "2");
+    ring.listed(keys(3));
+    CHECK(ring.upcoming(2, kT0 + kIdleFor).size() == 2);
+    visits = ring.next(30, kAny, kT0 + kIdleFor);
+    CHECK(visits.size() == 3);
+}
+
+TEST_CASE("KeyRing stops before a key whose share is not known yet", "[key_ring]") {
+    KeyRing ring(100, 10);
+    ring.listed(keys(4));
+    const auto known_to_1 = [](const GroupKey& key) -> std::optional<KeyRing::KeyShare> {
+        if (*key == "2") return std::nullopt;
+        return KeyRing::KeyShare{5, 1};
+    };
+    auto visits = ring.next_shares(40, known_to_1, kT0);
+    REQUIRE(visits.size() == 2);
+    CHECK(visits[0].limit == 5);                             // cut to the allowance
+    CHECK(ring.upcoming(10, kT0).front() == GroupKey("2"));  // the next claim starts there
+}

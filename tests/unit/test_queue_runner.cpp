@@ -87,7 +87,8 @@ public:
     void resign() override {
         if (state_.holder == state_.leader_id) state_.holder.clear();
     }
-    PushWindow push(const std::vector<ClaimedRow>& rows) override {
+    std::vector<std::pair<std::string, std::string>> key_limits(std::size_t) override { return {}; }
+    PushWindow push(const std::vector<ClaimedRow>& rows, const std::vector<KeyRate>&) override {
         PushWindow window;
         window.rows_left = 1000000;
         if (rows.empty()) return window;

@@ -37,6 +37,8 @@ Keys keys_for(std::string_view queue) {
     k.dispatchers = k.prefix + "dispatchers";
     k.paused = k.prefix + "paused";
     k.window = k.prefix + "window";
+    k.key_rate = k.prefix + "key_rate";
+    k.key_limits = k.prefix + "key_limits";
     k.leader = k.prefix + "leader";
     k.epoch = k.prefix + "epoch";
     k.nudge = k.prefix + "nudge";

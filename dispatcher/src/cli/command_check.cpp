@@ -12,6 +12,7 @@
 #include <ostream>
 #include <set>
 
+#include "rowpump/common/duration.hpp"
 #include "rowpump/common/protocol/keys.hpp"
 #include "rowpump/common/redis/redis_connections.hpp"
 #include "rowpump/common/redis/redis_route.hpp"
@@ -86,6 +87,19 @@ std::string check_scan(sql::Connection& conn, const QueueSql& sql, const QueueCo
     return "";
 }
 
+// With group_by: the key column and the per-key limits, as `check` prints them.
+std::string group_limits_line(const QueueConfig& queue) {
+    std::string line = "group_by " + queue.group_by + ": rate_per_key ";
+    line += queue.rate_per_key
+                ? std::to_string(queue.rate_per_key->count) + "/" +
+                      format_duration(queue.rate_per_key->per) + " (on the Redis clock)"
+                : std::string("none");
+    line += ", concurrency_per_key ";
+    line += queue.concurrency_per_key > 0 ? std::to_string(queue.concurrency_per_key) : "none";
+    line += ", weight 1; overrides for named keys: `rowpump limit list " + queue.name + "`";
+    return line;
+}
+
 // With group_by: a warning when no index starts with the key column, or "". Listing the keys
 // is a loose scan of such an index (an index dive per key) and each key's share is read
 // through it; without one, both read the whole table (docs/fairness.md).
@@ -144,8 +158,9 @@ void check_server(const Config& config, std::ostream& out, std::ostream& err, in
             // Which claim mode the queue uses, and why one would pick the other (docs/semantics.md,
             // "Claims in MySQL or in Redis").
             const auto path = make_claim_path(queue);
-            out << "queue " << queue.label() << ": ok; " << path->describe()
-                << "\nclaim statements:\n";
+            out << "queue " << queue.label() << ": ok; " << path->describe() << "\n";
+            if (!queue.group_by.empty()) out << group_limits_line(queue) << "\n";
+            out << "claim statements:\n";
             for (const auto& statement : path->statements(sql)) out << statement << ";\n";
             for (const auto& warning : payload.warnings) {
                 err << "queue " << queue.label() << ": warning: " << warning << "\n";

@@ -56,6 +56,24 @@ std::unique_ptr<CommandLine> make_command_line() {
     cl->pause->add_option("queue", cl->queue, "queue name")->required();
     cl->resume = with_config(app.add_subcommand("resume", "dispatch a paused queue again"));
     cl->resume->add_option("queue", cl->queue, "queue name")->required();
+    cl->limit_cmd = app.add_subcommand("limit", "set, unset or list per-key limits (group_by)");
+    cl->limit_cmd->require_subcommand(1);
+    cl->limit_set = with_config(
+        cl->limit_cmd->add_subcommand("set", "set a key's rate, concurrency or weight"));
+    cl->limit_set->add_option("queue", cl->queue, "queue name")->required();
+    cl->limit_set->add_option("key", cl->key, "the key's value, as the group_by column reads")
+        ->required();
+    cl->limit_set
+        ->add_option("limits", cl->limits,
+                     "name value pairs: rate N/period, concurrency N, weight N")
+        ->required();
+    cl->limit_unset =
+        with_config(cl->limit_cmd->add_subcommand("unset", "give a key the queue's limits again"));
+    cl->limit_unset->add_option("queue", cl->queue, "queue name")->required();
+    cl->limit_unset->add_option("key", cl->key, "the key's value")->required();
+    cl->limit_list =
+        with_config(cl->limit_cmd->add_subcommand("list", "list a queue's per-key limits"));
+    cl->limit_list->add_option("queue", cl->queue, "queue name")->required();
     return cl;
 }
 

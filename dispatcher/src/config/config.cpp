@@ -93,7 +93,7 @@ const std::vector<std::string_view> kQueueKeys = {
     "on_success", "on_dead", "retry", "poll", "reap_interval", "leader_timeout", "columns",
     "due_since", "shards", "claim", "payload", "payload_max",
     // group_by and its per-key limits (docs/fairness.md)
-    "group_by", "concurrency_per_key"};
+    "group_by", "concurrency_per_key", "rate_per_key"};
 
 // table, id, due, order_by, on_success, on_dead, payload: what goes into SQL text.
 void read_queue_sql(const Reader& r, const Map& map, QueueConfig& queue) {
@@ -171,6 +171,10 @@ void read_group_limits(const Reader& r, const Map& map, QueueConfig& queue) {
         if (!queue.shards.empty()) {
             r.fail(*v, "does not work with shards yet: each shard's leader would count alone");
         }
+    }
+    if (auto v = map.get("rate_per_key")) {
+        if (queue.group_by.empty()) r.fail(*v, "needs group_by: the column that names a row's key");
+        queue.rate_per_key = read_rate(r, *v);
     }
     auto v = map.get("group_by");
     if (!v) return;

@@ -11,7 +11,7 @@ KeyRing::KeyRing(std::size_t page_size, std::size_t max_keys)
 void KeyRing::listed(std::vector<GroupKey> keys) {
     std::map<GroupKey, Entry> kept;
     for (auto& entry : keys_) {
-        if (entry.cursor || entry.idle_until != TimePoint{})
+        if (entry.cursor || entry.idle_until != TimePoint{} || entry.held_until != TimePoint{})
             kept.emplace(entry.key, std::move(entry));
     }
     const bool last_page = keys.size() < page_size_;
@@ -20,8 +20,11 @@ void KeyRing::listed(std::vector<GroupKey> keys) {
     keys_.reserve(keys.size());
     for (auto& key : keys) {
         auto it = kept.find(key);
-        keys_.push_back(it != kept.end() ? std::move(it->second) : Entry{std::move(key), {}, {}});
+        keys_.push_back(it != kept.end() ? std::move(it->second)
+                                         : Entry{std::move(key), {}, {}, {}});
     }
+    index_.clear();
+    for (std::size_t i = 0; i < keys_.size(); ++i) index_[keys_[i].key] = i;
     next_ = 0;
     wants_listing_ = false;
     if (last_page || keys_.empty()) {
@@ -41,27 +44,63 @@ bool KeyRing::rewind() {
 std::vector<KeyVisit> KeyRing::next(std::int64_t rows,
                                     const std::function<std::int64_t(const GroupKey&)>& allowance,
                                     TimePoint now) {
+    return next_shares(
+        rows,
+        [&allowance](const GroupKey& key) -> std::optional<KeyShare> {
+            return KeyShare{allowance(key), 1};
+        },
+        now);
+}
+
+std::vector<KeyVisit> KeyRing::next_shares(
+    std::int64_t rows, const std::function<std::optional<KeyShare>(const GroupKey&)>& share,
+    TimePoint now) {
     std::vector<KeyVisit> visits;
-    std::vector<std::int64_t> allowed;
-    const auto most =
-        std::min<std::size_t>(max_keys_, static_cast<std::size_t>(std::max<std::int64_t>(rows, 0)));
-    while (visits.size() < most && next_ < keys_.size()) {
-        const auto& entry = keys_[next_++];
-        if (entry.idle_until > now) continue;
-        const auto may = allowance(entry.key);
-        if (may <= 0) continue;
+    std::vector<KeyShare> shares;
+    std::int64_t weights = 0;
+    rows = std::max<std::int64_t>(rows, 0);
+    while (visits.size() < max_keys_ && weights < rows && next_ < keys_.size()) {
+        const auto& entry = keys_[next_];
+        if (entry.idle_until > now || entry.held_until > now) {
+            ++next_;
+            continue;
+        }
+        const auto may = share(entry.key);
+        if (!may) break;
+        ++next_;
+        if (may->allowance <= 0) continue;
         visits.push_back({entry.key, 0, entry.cursor});
-        allowed.push_back(may);
+        shares.push_back({may->allowance, std::max<std::int64_t>(may->weight, 1)});
+        weights += shares.back().weight;
     }
     if (next_ >= keys_.size()) wants_listing_ = true;
     if (visits.empty()) return visits;
-    const auto n = static_cast<std::int64_t>(visits.size());
-    for (std::int64_t i = 0; i < n; ++i) {
-        const auto share = rows / n + (i < rows % n ? 1 : 0);
-        visits[static_cast<std::size_t>(i)].limit =
-            std::min(share, allowed[static_cast<std::size_t>(i)]);
+    // rows * weight / weights each, the rows left over one each in turn (largest remainder
+    // would be fairer by a row; this is simpler and never gives a key more than its weight's
+    // share plus one).
+    std::int64_t given = 0;
+    for (std::size_t i = 0; i < visits.size(); ++i) {
+        visits[i].limit = rows * shares[i].weight / weights;
+        given += visits[i].limit;
     }
+    for (std::size_t i = 0; given < rows && i < visits.size(); ++i, ++given) ++visits[i].limit;
+    for (std::size_t i = 0; i < visits.size(); ++i)
+        visits[i].limit = std::min(visits[i].limit, shares[i].allowance);
     return visits;
+}
+
+std::vector<GroupKey> KeyRing::upcoming(std::size_t most, TimePoint now) const {
+    std::vector<GroupKey> keys;
+    for (std::size_t i = next_; i < keys_.size() && keys.size() < most; ++i) {
+        if (keys_[i].idle_until > now || keys_[i].held_until > now) continue;
+        keys.push_back(keys_[i].key);
+    }
+    return keys;
+}
+
+void KeyRing::hold_back(const GroupKey& key, TimePoint until) {
+    auto it = index_.find(key);
+    if (it != index_.end()) keys_[it->second].held_until = until;
 }
 
 void KeyRing::took(const std::vector<KeyVisit>& visits, const std::map<GroupKey, KeyTaken>& taken,

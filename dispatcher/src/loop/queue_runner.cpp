@@ -255,8 +255,9 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
     if (claimed.empty()) return 0;
     const auto rows = static_cast<std::int64_t>(claimed.size());
     PushWindow window;
+    const auto keys = path_.key_rates(claimed);
     try {
-        window = redis_->push(claimed);
+        window = redis_->push(claimed, keys);
     } catch (const std::exception& e) {
         // Once sent, the push may have run in Redis with only its reply lost: whether it
         // landed is asked when Redis is reached again (ClaimPath::on_lead), never guessed.
@@ -278,6 +279,7 @@ std::int64_t QueueRunner::dispatch(TimePoint now, std::int64_t capacity) {
                      label_, released);
         throw LeadershipLost("push refused");
     }
+    path_.on_key_windows(window.keys);
     if (!window.pushed) {
         // Another dispatcher pushed since the window was read: these rows wait for the next.
         spdlog::debug("queue {}: the push window or the ready list is full; released {} claims",
@@ -371,7 +373,7 @@ void QueueRunner::watch_locked(const std::vector<DoneEntry>& done) {
 }
 
 std::int64_t QueueRunner::read_window() {
-    const PushWindow window = redis_->push({});
+    const PushWindow window = redis_->push({}, {});
     if (!window.leader) throw LeadershipLost("window read refused");
     window_opens_ = Clock::now() + window.wait;
     return window.rows_left;

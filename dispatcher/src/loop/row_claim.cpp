@@ -2,9 +2,46 @@
 
 #include <spdlog/spdlog.h>
 
+#include <map>
+
+#include "rowpump/common/redis/redis.hpp"
+
 #include "rowpump/dispatcher/sql/queue_sql.hpp"
 
 namespace rowpump {
+
+namespace {
+
+// How often the leader reads the key_limits hash (an edit takes effect within this).
+constexpr std::chrono::seconds kKeyLimitsReload{2};
+
+}  // namespace
+
+void RowClaim::open(MysqlSession& session) {
+    store_ = std::make_unique<ClaimStore>(session);
+    if (queue_.group_by.empty()) return;
+    // Another dispatcher leads: no window read, the keys asked take no row (rows this claim
+    // took already go back when the push is refused by the lock).
+    store_->use_key_limits(
+        limits_, [this](const std::vector<KeyRate>& keys) { return redis_->push({}, keys).keys; });
+}
+
+void RowClaim::load_key_limits(RedisSide& redis) {
+    const auto now = std::chrono::steady_clock::now();
+    if (queue_.group_by.empty() || now < next_limits_load_) return;
+    next_limits_load_ = now + kKeyLimitsReload;
+    std::vector<std::string> refused;
+    try {
+        refused = limits_.load(redis.key_limits(kMaxKeyLimitOverrides));
+    } catch (const redis::ReplyError& e) {
+        // Not a hash, or too many keys: every key keeps the limits it had.
+        refused = {std::string(e.what()) + "; every key keeps the limits it had"};
+    }
+    if (refused == limits_refused_) return;  // said already
+    limits_refused_ = refused;
+    for (const auto& why : refused)
+        spdlog::warn("queue {}: {}: {}", queue_.label(), redis.keys().key_limits, why);
+}
 
 void RowClaim::on_lead(RedisSide& redis, bool, bool, const std::string&) {
     if (!unknown_pushes_.any()) return;
@@ -21,6 +58,8 @@ void RowClaim::on_lead(RedisSide& redis, bool, bool, const std::string&) {
 
 std::int64_t RowClaim::before_claim(RedisSide& redis, std::int64_t capacity,
                                     const std::vector<DoneEntry>&) {
+    redis_ = &redis;
+    load_key_limits(redis);
     const auto before = lease_keeper_.renewed();
     if (capacity > 0) lease_keeper_.keep(*store_, redis);
     return lease_keeper_.renewed() - before;
@@ -29,6 +68,28 @@ std::int64_t RowClaim::before_claim(RedisSide& redis, std::int64_t capacity,
 const std::vector<ClaimedRow>& RowClaim::claim(std::int64_t capacity) {
     claim_ = store_->claim(capacity, lease_keeper_.horizon());
     return claim_.rows;
+}
+
+std::vector<KeyRate> RowClaim::key_rates(const std::vector<ClaimedRow>& rows) {
+    rated_keys_.clear();
+    if (!limits_.any_rate()) return {};
+    std::map<GroupKey, std::int64_t> counts;
+    for (const auto& row : rows) {
+        if (row.key && limits_.rate(*row.key)) ++counts[*row.key];
+    }
+    std::vector<KeyRate> keys;
+    for (const auto& [key, n] : counts) {
+        keys.push_back({key_rate_field(key), *limits_.rate(key), n});
+        rated_keys_.push_back(key);
+    }
+    return keys;
+}
+
+void RowClaim::on_key_windows(const std::vector<KeyWindow>& windows) {
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < windows.size() && i < rated_keys_.size(); ++i) {
+        if (windows[i].rows_left <= 0) store_->hold_back(rated_keys_[i], now + windows[i].wait);
+    }
 }
 
 std::string RowClaim::describe() const {
@@ -51,7 +112,7 @@ std::vector<std::string> RowClaim::statements(const QueueSql& sql) const {
         std::vector<std::string> grouped = {sql.claim_plan(), sql.claim_expired(), sql.list_keys(),
                                             sql.grouped_claim(queue_.order_by.empty() ? 0 : 1, 1),
                                             sql.read_back()};
-        if (queue_.concurrency_per_key > 0) grouped.push_back(sql.in_flight_by_key());
+        grouped.push_back(sql.in_flight_by_key());
         return grouped;
     }
     return {sql.claim_plan(), sql.claim_expired(), sql.claim(), sql.read_back()};

@@ -4,10 +4,14 @@
 // when its push is refused, or when a push whose outcome was unknown turns out not to have
 // landed (UnknownPushes), and its lease renewed while the task is held in Redis (LeaseKeeper).
 
+#include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "rowpump/dispatcher/loop/claim_path.hpp"
+#include "rowpump/dispatcher/loop/key_limits.hpp"
 #include "rowpump/dispatcher/loop/lease_keeper.hpp"
 #include "rowpump/dispatcher/loop/unknown_pushes.hpp"
 #include "rowpump/dispatcher/mysql/claim_store.hpp"
@@ -16,9 +20,10 @@ namespace rowpump {
 
 class RowClaim : public ClaimPath {
 public:
-    explicit RowClaim(const QueueConfig& queue) : queue_(queue), lease_keeper_(queue) {}
+    explicit RowClaim(const QueueConfig& queue)
+        : queue_(queue), lease_keeper_(queue), limits_(queue) {}
 
-    void open(MysqlSession& session) override { store_ = std::make_unique<ClaimStore>(session); }
+    void open(MysqlSession& session) override;
     void close() override { store_.reset(); }
     OutcomeRules outcome_rules() const override { return {true, false}; }
 
@@ -41,16 +46,28 @@ public:
     void on_push_unknown() override { unknown_pushes_.add(claim_); }
     std::int64_t on_not_pushed() override { return store_->release(claim_); }
     void on_outcomes_finished(const std::vector<DoneEntry>&) override {}
+    std::vector<KeyRate> key_rates(const std::vector<ClaimedRow>& rows) override;
+    void on_key_windows(const std::vector<KeyWindow>& windows) override;
 
     std::string describe() const override;
     std::vector<std::string> statements(const QueueSql& sql) const override;
 
 private:
+    // group_by: reads the key_limits hash again, at most every few seconds; logs what it
+    // refused when that changed.
+    void load_key_limits(RedisSide& redis);
+
     const QueueConfig& queue_;
     std::unique_ptr<ClaimStore> store_;
     LeaseKeeper lease_keeper_;
     Claim claim_;  // the last one
     UnknownPushes unknown_pushes_;
+    // group_by: the per-key limits, overrides read from Redis every kKeyLimitsReload
+    KeyLimits limits_;
+    std::chrono::steady_clock::time_point next_limits_load_{};
+    std::vector<std::string> limits_refused_;  // as last logged
+    RedisSide* redis_ = nullptr;               // the one before_claim was given last
+    std::vector<GroupKey> rated_keys_;         // of the last key_rates()
 };
 
 }  // namespace rowpump

@@ -22,7 +22,8 @@ ClaimStore::ClaimStore(MysqlSession& session)
       queue_(session.queue()),
       random_(std::random_device{}()),
       passed_over_(std::make_unique<PassedOverRows>(session)),
-      row_locks_(std::make_unique<RowLocks>(session)) {
+      row_locks_(std::make_unique<RowLocks>(session)),
+      own_limits_(session.queue()) {
     const auto& sql = session.sql();
     claim_plan_ = session.prepare(sql.claim_plan());
     claim_ = session.prepare(sql.claim());
@@ -35,8 +36,8 @@ ClaimStore::ClaimStore(MysqlSession& session)
     if (!queue_.group_by.empty()) {
         list_keys_ = session.prepare(sql.list_keys());
         list_keys_after_ = session.prepare(sql.list_keys_after());
-        if (queue_.concurrency_per_key > 0)
-            in_flight_by_key_ = session.prepare(sql.in_flight_by_key());
+        // Also for overrides that set a key's concurrency (KeyLimits).
+        in_flight_by_key_ = session.prepare(sql.in_flight_by_key());
     }
 }
 

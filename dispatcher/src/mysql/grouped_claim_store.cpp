@@ -4,6 +4,8 @@
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 
+#include <algorithm>
+
 #include "mysql/payload_values.hpp"
 #include "rowpump/dispatcher/mysql/claim_store.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
@@ -46,6 +48,11 @@ std::map<GroupKey, std::int64_t> ClaimStore::in_flight_by_key() {
     return counts;
 }
 
+void ClaimStore::use_key_limits(const KeyLimits& limits, KeyWindowLook look) {
+    limits_ = &limits;
+    look_windows_ = std::move(look);
+}
+
 std::int64_t ClaimStore::stamp_keys(const std::vector<KeyVisit>& visits,
                                     const std::string& lease_horizon, const std::string& prefix,
                                     const std::string& lease_until) {
@@ -82,24 +89,56 @@ std::int64_t ClaimStore::stamp_keys(const std::vector<KeyVisit>& visits,
     return changed;
 }
 
+void ClaimStore::read_key_windows(std::map<GroupKey, std::int64_t>& rate_left,
+                                  std::chrono::steady_clock::time_point now) {
+    std::vector<KeyRate> asks;
+    std::vector<GroupKey> asked;
+    for (auto& key : ring_.upcoming(kKeysPerClaim, now)) {
+        if (rate_left.count(key) != 0) continue;
+        const auto rate = limits_->rate(key);
+        if (!rate) continue;
+        asks.push_back({key_rate_field(key), *rate, 0});
+        asked.push_back(std::move(key));
+    }
+    if (asks.empty()) return;
+    const auto windows = look_windows_(asks);
+    for (std::size_t i = 0; i < asked.size() && i < windows.size(); ++i) {
+        rate_left[asked[i]] = windows[i].rows_left;
+        // Full: passed over without a read until its window on the Redis clock takes a row.
+        if (windows[i].rows_left <= 0) ring_.hold_back(asked[i], now + windows[i].wait);
+    }
+}
+
 Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_horizon) {
     const std::string batch = fresh_batch();
     const std::string expired_prefix = batch + "0-", keys_prefix = batch + "1-";
     const Plan plan = this->plan();
     Claim claim{expired_prefix, batch + "1.", plan.lease_until, {}};
-    const bool limited = queue_.concurrency_per_key > 0;
+    // Per-key limits: each key's rows are read by its own branch, counted, and not claimed
+    // first through the lease index (a row of a key at its limit must not enter the claim).
+    const bool counted = limits_->any_concurrency();
+    const bool rated = limits_->any_rate() && look_windows_;
+    const bool limited = counted || rated;
     // Rows whose lease ran out or whose retry backoff passed first, through the lease index,
-    // as without group_by. With concurrency_per_key the keys' own reads find them, counted.
+    // as without group_by. With per-key limits the keys' own reads find them, counted.
     std::int64_t taken = !limited && plan.any_expired
                              ? stamp(*claim_expired_, lease_horizon, expired_prefix,
                                      claim.lease_until, std::nullopt, limit)
                              : 0;
-    std::map<GroupKey, std::int64_t> in_flight;
-    if (limited) in_flight = in_flight_by_key();
-    const auto allowance = [&](const GroupKey& key) -> std::int64_t {
-        if (!limited) return limit;
-        const auto it = in_flight.find(key);
-        return queue_.concurrency_per_key - (it == in_flight.end() ? 0 : it->second);
+    std::map<GroupKey, std::int64_t> in_flight, rate_left;
+    if (counted) in_flight = in_flight_by_key();
+    const auto share = [&](const GroupKey& key) -> std::optional<KeyRing::KeyShare> {
+        std::int64_t may = limit;
+        if (const auto most = limits_->concurrency(key); most > 0) {
+            const auto it = in_flight.find(key);
+            may = std::max<std::int64_t>(0, most - (it == in_flight.end() ? 0 : it->second));
+        }
+        if (rated && limits_->rate(key)) {
+            const auto it = rate_left.find(key);
+            if (it == rate_left.end()) return std::nullopt;  // read with the next keys
+            may = std::min(may, it->second);
+        }
+        return KeyRing::KeyShare{may, limits_->weight(key)};
     };
     std::vector<KeyVisit> visited;
     bool listed = false;
@@ -116,13 +155,17 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
                 listed = true;
             }
         }
-        auto visits = ring_.next(limit - taken, allowance, std::chrono::steady_clock::now());
+        const auto now = std::chrono::steady_clock::now();
+        if (rated) read_key_windows(rate_left, now);
+        auto visits = ring_.next_shares(limit - taken, share, now);
         if (visits.empty()) continue;
         taken += stamp_keys(visits, lease_horizon, keys_prefix, claim.lease_until);
         for (auto& visit : visits) {
             // Counted as if each key took its whole share: a key visited again in this claim
-            // (after the ring was listed again) stays within its limit.
-            if (limited) in_flight[visit.key] += visit.limit;
+            // (after the ring was listed again) stays within its limits.
+            if (counted) in_flight[visit.key] += visit.limit;
+            if (auto it = rate_left.find(visit.key); it != rate_left.end())
+                it->second -= visit.limit;
             visited.push_back(std::move(visit));
         }
     }
@@ -142,11 +185,11 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
     const unsigned key_column = queue_.order_by.empty() ? 4 : 5;
     std::map<GroupKey, KeyTaken> by_key;
     while (rs->next()) {
-        claim.rows.push_back({rs->getString(1), rs->getString(2),
-                              rs->isNull(3)
-                                  ? std::nullopt
-                                  : std::optional(std::chrono::microseconds(rs->getInt64(3))),
-                              read_payload(*rs, key_column + 1, queue_.payload.size())});
+        claim.rows.push_back(
+            {rs->getString(1), rs->getString(2),
+             rs->isNull(3) ? std::nullopt
+                           : std::optional(std::chrono::microseconds(rs->getInt64(3))),
+             read_payload(*rs, key_column + 1, queue_.payload.size()), key_at(*rs, key_column)});
         if (claim.rows.back().token.rfind(keys_prefix, 0) != 0) continue;
         auto& key = by_key[key_at(*rs, key_column)];
         ++key.rows;

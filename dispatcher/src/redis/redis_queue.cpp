@@ -9,6 +9,7 @@
 
 #include "rowpump/common/duration.hpp"
 #include "rowpump/common/protocol/scripts.hpp"
+#include "rowpump/dispatcher/loop/key_limits.hpp"
 
 namespace rowpump {
 
@@ -63,11 +64,12 @@ void apply_as_failed_attempt(DoneEntry& entry, std::string problem) {
 // them for it, when it opens the queue and whenever it finds Redis has lost them.
 void load_scripts(redis::Connection& conn) {
     redis::Script::load(
-        conn, {&protocol::kReapScript, &protocol::kPushScript, &protocol::kLeadScript,
-               &protocol::kResignScript, &protocol::kAckDoneScript, &protocol::kHeldScript,
-               &protocol::kRouteDoneScript, &protocol::kReapToDoneScript,
-               &protocol::kTakeDoneScript, &protocol::kCompleteScript, &protocol::kTakeScript,
-               &protocol::kLeaveScript, &protocol::kGiveBackScript, &protocol::kBeatScript});
+        conn,
+        {&protocol::kReapScript, &protocol::kPushScript, &protocol::kLeadScript,
+         &protocol::kResignScript, &protocol::kAckDoneScript, &protocol::kHeldScript,
+         &protocol::kRouteDoneScript, &protocol::kReapToDoneScript, &protocol::kTakeDoneScript,
+         &protocol::kCompleteScript, &protocol::kTakeScript, &protocol::kLeaveScript,
+         &protocol::kGiveBackScript, &protocol::kBeatScript, &protocol::kKeyLimitsScript});
 }
 
 }  // namespace
@@ -152,14 +154,20 @@ void RedisQueue::append_stats(const StatsDelta& stats, std::size_t& replies) {
     }
 }
 
-PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
+PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows, const std::vector<KeyRate>& keys) {
     const auto rate = queue_.rate.value_or(Rate{});
     std::vector<std::string> args{
         std::to_string(rate.count), std::to_string(rate.per.count() * 1000),
         protocol::kStatDispatched, leader_id_, std::to_string(queue_.leader_timeout.count()),
         // One leader per shard, one ready list: checked in Redis.
-        queue_.shard ? std::to_string(queue_.max_backlog) : "0"};
-    args.reserve(args.size() + rows.size());
+        queue_.shard ? std::to_string(queue_.max_backlog) : "0", std::to_string(keys.size())};
+    args.reserve(args.size() + 4 * keys.size() + rows.size());
+    for (const auto& key : keys) {
+        args.push_back(key.field);
+        args.push_back(std::to_string(key.rate.count));
+        args.push_back(std::to_string(key.rate.per.count() * 1000));
+        args.push_back(std::to_string(key.rows));
+    }
     // A row whose ready message would pass payload_max is not pushed: it is reported failed in
     // the done list, as a worker would report it, so it is marked dead with the reason. Until
     // that is applied, the done list holds its claim (held.lua).
@@ -176,11 +184,23 @@ PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
     }
     const auto reply =
         protocol::kPushScript
-            .eval(conn_, {keys_.ready, keys_.window, keys_.stats, keys_.leader}, args)
+            .eval(conn_, {keys_.ready, keys_.window, keys_.stats, keys_.leader, keys_.key_rate},
+                  args)
             .strings();
-    if (reply.size() != 3) throw redis::ReplyError("the push script returned no window");
-    const PushWindow window{reply[0] != "-1", reply[0] == "1", std::stoll(reply[1]),
-                            std::chrono::microseconds(std::stoll(reply[2]))};
+    if (reply.size() < 3) throw redis::ReplyError("the push script returned no window");
+    PushWindow window{reply[0] != "-1",
+                      reply[0] == "1",
+                      std::stoll(reply[1]),
+                      std::chrono::microseconds(std::stoll(reply[2])),
+                      {}};
+    if (window.leader) {
+        if (reply.size() != 3 + 2 * keys.size())
+            throw redis::ReplyError("the push script returned no window for each key");
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            window.keys.push_back({std::stoll(reply[3 + 2 * i]),
+                                   std::chrono::microseconds(std::stoll(reply[4 + 2 * i]))});
+        }
+    }
     if (window.pushed && oversized.size() > 2) {
         conn_.command(oversized);
         spdlog::warn(
@@ -189,6 +209,22 @@ PushWindow RedisQueue::push(const std::vector<ClaimedRow>& rows) {
             queue_.label(), oversized.size() - 2, queue_.payload_max);
     }
     return window;
+}
+
+std::vector<std::pair<std::string, std::string>> RedisQueue::key_limits(std::size_t most) {
+    // Fields and values cut one byte past what a key or a value may be: too long all the same.
+    const auto flat = protocol::kKeyLimitsScript
+                          .eval(conn_, {keys_.key_limits},
+                                {std::to_string(most), std::to_string(kMaxLimitValueBytes + 1)})
+                          .strings();
+    if (flat.size() % 2 == 1) {
+        throw redis::ReplyError(keys_.key_limits + " holds " + flat[0] + " keys, more than " +
+                                std::to_string(most));
+    }
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t i = 0; i + 1 < flat.size() && out.size() < most; i += 2)
+        out.emplace_back(flat[i], flat[i + 1]);
+    return out;
 }
 
 RedisQueue::Inbox RedisQueue::take_done(std::int64_t max) {

@@ -21,6 +21,11 @@ struct Keys {
     std::string dispatchers;  // hash: dispatcher id -> role and when it said so (queue_gauges.hpp)
     std::string paused;       // string: present while the queue is paused (queue_pause.hpp)
     std::string window;  // list: the pushes within the last `rate` period (common/lua/push.lua)
+    // hash: with rate_per_key, each key's pushes within its period (common/lua/push.lua)
+    std::string key_rate;
+    // hash: per-key limits the operator sets (`rowpump limit`): field the key's value as text,
+    // value "rate=N/period concurrency=N weight=N" (any of them; docs/fairness.md)
+    std::string key_limits;
     std::string leader;  // string with a TTL: the leading dispatcher's id (common/lua/lead.lua)
     // string: a value the first leader since Redis last lost its data wrote (common/lua/lead.lua)
     std::string epoch;

@@ -17,13 +17,14 @@ extern const redis::Script kGiveBackScript;  // give_back.lua: after a failover,
 extern const redis::Script kBeatScript;      // beat.lua: the heartbeat of one incarnation
 
 // Run by the dispatcher.
-extern const redis::Script kLeadScript;      // lead.lua: take or renew the leader lock
-extern const redis::Script kResignScript;    // resign.lua: give the leader lock up
-extern const redis::Script kPushScript;      // push.lua: push ready messages, within the window
-extern const redis::Script kTakeDoneScript;  // take_done.lua: read reports, bounded in bytes
-extern const redis::Script kAckDoneScript;   // ack_done.lua: trim and count applied reports
-extern const redis::Script kReapScript;      // reap.lua: take back a dead worker's tasks
-extern const redis::Script kHeldScript;      // held.lua: which tasks Redis still holds
+extern const redis::Script kLeadScript;       // lead.lua: take or renew the leader lock
+extern const redis::Script kResignScript;     // resign.lua: give the leader lock up
+extern const redis::Script kPushScript;       // push.lua: push ready messages, within the window
+extern const redis::Script kTakeDoneScript;   // take_done.lua: read reports, bounded in bytes
+extern const redis::Script kAckDoneScript;    // ack_done.lua: trim and count applied reports
+extern const redis::Script kReapScript;       // reap.lua: take back a dead worker's tasks
+extern const redis::Script kHeldScript;       // held.lua: which tasks Redis still holds
+extern const redis::Script kKeyLimitsScript;  // key_limits.lua: per-key limits, bounded
 // With shards (several MySQL servers, one leader each).
 extern const redis::Script kRouteDoneScript;   // route_done.lua: reports to their shards
 extern const redis::Script kReapToDoneScript;  // reap_to_done.lua: reap.lua, as reports

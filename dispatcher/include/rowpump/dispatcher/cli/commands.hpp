@@ -60,4 +60,17 @@ int command_retry(const Config& config, const std::string& queue, const std::str
                   const std::vector<std::string>& ids, bool all, const std::string& set,
                   std::ostream& out, std::ostream& err);
 
+// rowpump limit set|unset|list: the per-key limits of a queue with group_by (the Redis hash
+// rowpump:{<queue>}:key_limits, docs/fairness.md). `set` merges the named limits ("rate",
+// "100/1s", "weight", "3", ...) into what the key had; `unset` removes the key's; `list` prints
+// them all, each refused value with why. 1 on unknown queue, a queue without group_by, a full
+// hash or Redis down; kUsageError for a bad key or limit.
+struct LimitCommand {
+    enum class Action { set, unset, list } action = Action::list;
+    std::string queue, key;
+    std::vector<std::string> limits;  // set: name value name value ...
+};
+int command_limit(const Config& config, const LimitCommand& command, std::ostream& out,
+                  std::ostream& err);
+
 }  // namespace rowpump

@@ -113,6 +113,9 @@ struct QueueConfig {
     // With group_by: at most this many tasks of one key in flight (claimed and not yet
     // applied: ready, held, or reported). 0: no limit.
     std::int64_t concurrency_per_key = 0;
+    // With group_by: no key's rows pushed faster than this, on the Redis clock (Keys::key_rate,
+    // common/lua/push.lua). Overrides per key: Keys::key_limits (loop/key_limits.hpp).
+    std::optional<Rate> rate_per_key;
     std::optional<SqlFragment> on_success;  // may use :name placeholders
     std::optional<SqlFragment> on_dead;     // no placeholders
     RetryConfig retry;

@@ -9,6 +9,10 @@
 
 namespace rowpump {
 
+// With group_by: a row's key, its group_by column's value as the table holds it (nullopt: NULL,
+// a key too).
+using GroupKey = std::optional<std::string>;
+
 struct ClaimedRow {
     std::string id;
     std::string token;
@@ -17,6 +21,8 @@ struct ClaimedRow {
     std::optional<std::chrono::microseconds> due_age = std::nullopt;
     // The values of the queue's payload columns, in its order; std::nullopt for NULL.
     std::vector<std::optional<std::string>> payload = {};
+    // With group_by: the row's key (for rate_per_key, checked at the push); nullopt without.
+    std::optional<GroupKey> key = std::nullopt;
 };
 
 // One batch: every row of it has the lease end lease_until and a token in [low, high).

@@ -65,6 +65,11 @@ public:
     virtual std::int64_t on_not_pushed() = 0;
     // These outcomes were applied and acknowledged (of the done list, or of tasks taken back).
     virtual void on_outcomes_finished(const std::vector<DoneEntry>& entries) = 0;
+    // With rate_per_key (group_by): the keys of `rows` (the last claim) that have a rate, each
+    // once with its rows counted, for the push to check and record (RedisSide::push); and
+    // what the push said of their windows, in the same order.
+    virtual std::vector<KeyRate> key_rates(const std::vector<ClaimedRow>&) { return {}; }
+    virtual void on_key_windows(const std::vector<KeyWindow>&) {}
 
     // For `rowpump check`: the mode and why one would pick the other (docs/semantics.md, "Claims in
     // MySQL or in Redis"), and the statements a claim runs.

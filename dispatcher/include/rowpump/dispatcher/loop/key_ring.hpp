@@ -15,10 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace rowpump {
+#include "rowpump/dispatcher/loop/claim.hpp"  // GroupKey
 
-// A key's value as the table holds it (nullopt: NULL, a key too).
-using GroupKey = std::optional<std::string>;
+namespace rowpump {
 
 // One key's part of a claim: up to `limit` rows, at or after `cursor` in order_by order
 // (nullopt: from the key's first row).
@@ -58,6 +57,25 @@ public:
     std::vector<KeyVisit> next(std::int64_t rows,
                                const std::function<std::int64_t(const GroupKey&)>& allowance,
                                TimePoint now);
+    // What a claim may take of one key: `allowance` rows at most (its concurrency and rate
+    // room), and its `weight` (its share of the claim against the other keys visited, 1 by
+    // default).
+    struct KeyShare {
+        std::int64_t allowance = 0;
+        std::int64_t weight = 1;
+    };
+    // next(), with weights: the keys visited until their weights add up to `rows` (or
+    // max_keys of them), `rows` shared out in proportion to the weights. `share` returning
+    // nullopt stops the visits before that key (not known yet: the next claim starts there).
+    std::vector<KeyVisit> next_shares(
+        std::int64_t rows, const std::function<std::optional<KeyShare>(const GroupKey&)>& share,
+        TimePoint now);
+    // The keys the next claim would consider (not idle, not held back by their rate at `now`),
+    // up to `most`, from where the last claim stopped to the end of the page.
+    std::vector<GroupKey> upcoming(std::size_t most, TimePoint now) const;
+    // rate_per_key: `key` may take no row before `until` (its window on the Redis clock is
+    // full): passed over until then, across listings, without a read.
+    void hold_back(const GroupKey& key, TimePoint until);
     // What the claim of `visits` took, by key. A key that gave none is idle (passed over)
     // until `idle_until`, across listings; one that gave its whole limit goes on from its last
     // row next time (with `keep_cursors`), one that gave fewer starts from its first row again.
@@ -76,11 +94,13 @@ private:
     struct Entry {
         GroupKey key;
         TimePoint idle_until{};  // passed over until then
+        TimePoint held_until{};  // rate_per_key: passed over until then
         std::optional<std::string> cursor;
     };
     std::size_t page_size_, max_keys_;
     std::vector<Entry> keys_;
-    std::size_t next_ = 0;  // where the next claim's visits start
+    std::map<GroupKey, std::size_t> index_;  // where each key of keys_ is
+    std::size_t next_ = 0;                   // where the next claim's visits start
     bool wants_listing_ = true;
     bool whole_table_ = false;  // the page was listed from the first key and was the last
     std::optional<GroupKey> listing_after_;  // nullopt: from the first key

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "rowpump/dispatcher/loop/claim.hpp"
+#include "rowpump/dispatcher/loop/key_limits.hpp"
 #include "rowpump/dispatcher/loop/key_ring.hpp"
 #include "rowpump/dispatcher/mysql/mysql_session.hpp"
 
@@ -42,6 +44,15 @@ public:
     // With group_by the rows come from the keys of the ring in turn (claim_grouped).
     // The next claim resumes a sweep: it reads rows ahead of every row claimed before it.
     bool resuming_sweep() const { return cursor_.has_value(); }
+    // With group_by: the per-key limits to follow (else the queue's own, without overrides),
+    // and how to read the keys' push windows on the Redis clock (rate_per_key): `look` returns
+    // one window per key asked, in order.
+    using KeyWindowLook = std::function<std::vector<KeyWindow>(const std::vector<KeyRate>&)>;
+    void use_key_limits(const KeyLimits& limits, KeyWindowLook look);
+    // rate_per_key: `key` takes no row before `until` (KeyRing::hold_back).
+    void hold_back(const GroupKey& key, std::chrono::steady_clock::time_point until) {
+        ring_.hold_back(key, until);
+    }
     // Clears a batch's claims again, for a batch that could not be pushed.
     std::int64_t release(const Claim& claim);
 
@@ -75,6 +86,10 @@ private:
     std::int64_t stamp_keys(const std::vector<KeyVisit>& visits, const std::string& lease_horizon,
                             const std::string& prefix, const std::string& lease_until);
     void list_keys();
+    // rate_per_key: the push windows of the next keys with a rate not read in this claim yet,
+    // into `rate_left`; holds back the full ones.
+    void read_key_windows(std::map<GroupKey, std::int64_t>& rate_left,
+                          std::chrono::steady_clock::time_point now);
     std::map<GroupKey, std::int64_t> in_flight_by_key();
     static constexpr int kGroupedStatements = 4;
     static constexpr std::size_t kKeysPerClaim = 100;
@@ -97,6 +112,9 @@ private:
     std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
         grouped_statements_;
     KeyRing ring_{QueueSql::kKeyRingPage, kKeysPerClaim};
+    KeyLimits own_limits_;
+    const KeyLimits* limits_ = &own_limits_;
+    KeyWindowLook look_windows_;
     std::chrono::steady_clock::time_point next_listing_{};  // of a ring that holds every key
 };
 

@@ -36,10 +36,12 @@ public:
     void resign() override;
     // The rows' ready messages, RPUSHed and counted as "dispatched" in one script call
     // (common/lua/push.lua); with a `rate`, only if the push window takes all of them, and then
-    // recorded in it. Without rows, reads the window. A row whose ready message (with its
+    // recorded in it; with rate_per_key, the same for each of `keys` (Keys::key_rate). Without
+    // rows, reads the windows. A row whose ready message (with its
     // payload) would pass payload_max is reported failed in the done list instead, once the
     // push went through.
-    PushWindow push(const std::vector<ClaimedRow>& rows) override;
+    PushWindow push(const std::vector<ClaimedRow>& rows, const std::vector<KeyRate>& keys) override;
+    std::vector<std::pair<std::string, std::string>> key_limits(std::size_t most) override;
     // With shards, first routes the queue's new reports to their shards' done lists
     // (common/lua/route_done.lua); then, from this shard's list: up to `max` done messages, oldest
     // first, parsed and checked against the queue's values; left in the done list until ack_done.

@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rowpump/common/protocol/protocol.hpp"
+#include "rowpump/dispatcher/config/config.hpp"
 #include "rowpump/dispatcher/loop/claim.hpp"
+#include "rowpump/dispatcher/loop/key_limits.hpp"
 
 namespace rowpump {
 
@@ -44,6 +47,7 @@ struct PushWindow {
     bool pushed = false;                // the push went through (false: the window was full)
     std::int64_t rows_left = 0;         // rows the window takes now
     std::chrono::microseconds wait{0};  // until it takes one more row; 0: now
+    std::vector<KeyWindow> keys;        // with rate_per_key: the keys', in the order asked
 };
 
 // The tasks taken back from a worker whose heartbeat expired.
@@ -85,7 +89,12 @@ public:
     // Takes or renews the leader lock for `leader_timeout`.
     virtual Lead lead() = 0;
     virtual void resign() = 0;
-    virtual PushWindow push(const std::vector<ClaimedRow>& rows) = 0;
+    // `keys`: with rate_per_key, the keys of `rows` (or, without rows, those to read).
+    virtual PushWindow push(const std::vector<ClaimedRow>& rows,
+                            const std::vector<KeyRate>& keys) = 0;
+    // The key_limits hash as it is (field, value): at most `most` fields; more: throws
+    // redis::ReplyError saying how many it holds.
+    virtual std::vector<std::pair<std::string, std::string>> key_limits(std::size_t most) = 0;
     virtual Inbox take_done(std::int64_t max) = 0;
     // Removes `entries`, the batch take_done() returned, from the head of the done list, and
     // puts those marked `locked` back at its end; false, changing nothing, when this

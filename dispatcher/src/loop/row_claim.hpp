@@ -16,9 +16,12 @@ namespace rowpump {
 
 class RowClaim : public ClaimPath {
 public:
-    explicit RowClaim(const QueueConfig& queue) : queue_(queue), lease_keeper_(queue) {}
+    explicit RowClaim(const QueueConfig& queue, KeyFigures* keys = nullptr)
+        : queue_(queue), keys_(keys), lease_keeper_(queue) {}
 
-    void open(MysqlSession& session) override { store_ = std::make_unique<ClaimStore>(session); }
+    void open(MysqlSession& session) override {
+        store_ = std::make_unique<ClaimStore>(session, keys_);
+    }
     void close() override { store_.reset(); }
     OutcomeRules outcome_rules() const override { return {true, false}; }
 
@@ -47,6 +50,7 @@ public:
 
 private:
     const QueueConfig& queue_;
+    KeyFigures* keys_;
     std::unique_ptr<ClaimStore> store_;
     LeaseKeeper lease_keeper_;
     Claim claim_;  // the last one

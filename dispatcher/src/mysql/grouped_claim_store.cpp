@@ -7,6 +7,7 @@
 #include "mysql/payload_values.hpp"
 #include "rowpump/dispatcher/mysql/claim_store.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/observe/key_figures.hpp"
 
 namespace rowpump {
 
@@ -96,10 +97,14 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
                              : 0;
     std::map<GroupKey, std::int64_t> in_flight;
     if (limited) in_flight = in_flight_by_key();
+    if (limited && keys_) keys_->in_flight(in_flight);
+    std::vector<GroupKey> at_limit;  // keys passed over at their limit
     const auto allowance = [&](const GroupKey& key) -> std::int64_t {
         if (!limited) return limit;
         const auto it = in_flight.find(key);
-        return queue_.concurrency_per_key - (it == in_flight.end() ? 0 : it->second);
+        const auto may = queue_.concurrency_per_key - (it == in_flight.end() ? 0 : it->second);
+        if (may <= 0) at_limit.push_back(key);
+        return may;
     };
     std::vector<KeyVisit> visited;
     bool listed = false;
@@ -126,6 +131,7 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
             visited.push_back(std::move(visit));
         }
     }
+    if (keys_ && !at_limit.empty()) keys_->passed_over(at_limit);
     const bool keep_cursors = !limited && !queue_.order_by.empty();
     // A key without due rows is passed over for poll.max, as an idle queue polls.
     const auto idle_until = std::chrono::steady_clock::now() + queue_.poll_max;
@@ -142,13 +148,13 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
     const unsigned key_column = queue_.order_by.empty() ? 4 : 5;
     std::map<GroupKey, KeyTaken> by_key;
     while (rs->next()) {
-        claim.rows.push_back({rs->getString(1), rs->getString(2),
-                              rs->isNull(3)
-                                  ? std::nullopt
-                                  : std::optional(std::chrono::microseconds(rs->getInt64(3))),
-                              read_payload(*rs, key_column + 1, queue_.payload.size())});
+        claim.rows.push_back(
+            {rs->getString(1), rs->getString(2),
+             rs->isNull(3) ? std::nullopt
+                           : std::optional(std::chrono::microseconds(rs->getInt64(3))),
+             read_payload(*rs, key_column + 1, queue_.payload.size()), key_at(*rs, key_column)});
         if (claim.rows.back().token.rfind(keys_prefix, 0) != 0) continue;
-        auto& key = by_key[key_at(*rs, key_column)];
+        auto& key = by_key[*claim.rows.back().group_key];
         ++key.rows;
         if (!queue_.order_by.empty())
             key.last = rs->isNull(4) ? std::nullopt : std::optional<std::string>(rs->getString(4));

@@ -17,6 +17,9 @@ struct ClaimedRow {
     std::optional<std::chrono::microseconds> due_age = std::nullopt;
     // The values of the queue's payload columns, in its order; std::nullopt for NULL.
     std::vector<std::optional<std::string>> payload = {};
+    // With group_by (claim: mysql): the row's key (nullopt inside: NULL), for the per-key
+    // figures (KeyFigures); nullopt without group_by.
+    std::optional<std::optional<std::string>> group_key = std::nullopt;
 };
 
 // One batch: every row of it has the lease end lease_until and a token in [low, high).

@@ -13,9 +13,10 @@
 using namespace rowpump;
 using Key = KeyFigures::Key;
 
-TEST_CASE("the top keys are those with most in flight, then most pushed lately, then most "
-          "pushed; the rest add up to `other`",
-          "[key_figures]") {
+TEST_CASE(
+    "the top keys are those with most in flight, then most pushed lately, then most "
+    "pushed; the rest add up to `other`",
+    "[key_figures]") {
     KeyFigures figures;
     // Keys k0..k9 pushed 1..10 tasks; NULL 4.
     std::map<Key, std::int64_t> pushed;

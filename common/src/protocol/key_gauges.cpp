@@ -23,8 +23,9 @@ std::optional<std::int64_t> to_int(const std::string& text) {
 }
 
 std::string figure_text(const KeyFigure& f) {
-    std::string text = "pushed=" + std::to_string(f.pushed) + " recent=" +
-                       std::to_string(f.recent) + " passed_over=" + std::to_string(f.passed_over);
+    std::string text = "pushed=" + std::to_string(f.pushed) +
+                       " recent=" + std::to_string(f.recent) +
+                       " passed_over=" + std::to_string(f.passed_over);
     if (f.in_flight) text += " in_flight=" + std::to_string(*f.in_flight);
     return text;
 }
@@ -66,8 +67,8 @@ bool ranks_before(const KeyFigure& a, const KeyFigure& b) {
 }
 
 std::vector<std::string> key_gauge_fields(const KeyGauges& g) {
-    std::vector<std::string> out{"leader", g.leader, "at_ms", std::to_string(g.at_ms), "other",
-                                 figure_text(g.other)};
+    std::vector<std::string> out{
+        "leader", g.leader, "at_ms", std::to_string(g.at_ms), "other", figure_text(g.other)};
     for (const auto& f : g.top) {
         out.push_back(f.key ? kKeyPrefix + *f.key : std::string("null"));
         out.push_back(figure_text(f));
@@ -109,9 +110,8 @@ BoundedHash read_hash_bounded(redis::Connection& redis, const std::string& key,
     std::string cursor = "0";
     // A guard on the round trips as well: each returns about kScanCount fields.
     for (std::size_t round = 0; round < max_fields / kScanCount + 10; ++round) {
-        const auto reply = redis.command({"HSCAN", key, cursor, "COUNT",
-                                          std::to_string(kScanCount)})
-                               .value();
+        const auto reply =
+            redis.command({"HSCAN", key, cursor, "COUNT", std::to_string(kScanCount)}).value();
         if (reply.elements.size() != 2) break;
         cursor = reply.elements[0].text;
         const auto& pairs = reply.elements[1].elements;

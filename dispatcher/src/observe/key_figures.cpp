@@ -49,7 +49,8 @@ protocol::KeyGauges KeyFigures::take_top(std::size_t n) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<protocol::KeyFigure> ranked;
     ranked.reserve(keys_.size());
-    for (const auto& [key, e] : keys_) ranked.push_back({key, e.pushed, e.recent, e.passed_over, e.in_flight});
+    for (const auto& [key, e] : keys_)
+        ranked.push_back({key, e.pushed, e.recent, e.passed_over, e.in_flight});
     std::sort(ranked.begin(), ranked.end(), protocol::ranks_before);
     protocol::KeyGauges g;
     g.other = {std::nullopt, all_.pushed, all_.recent, all_.passed_over, all_.in_flight};
@@ -61,7 +62,8 @@ protocol::KeyGauges KeyFigures::take_top(std::size_t n) {
         if (g.other.in_flight) *g.other.in_flight -= f.in_flight.value_or(0);
         g.top.push_back(f);
     }
-    for (std::size_t i = std::max(n, kKeptAfterTop); i < ranked.size(); ++i) keys_.erase(ranked[i].key);
+    for (std::size_t i = std::max(n, kKeptAfterTop); i < ranked.size(); ++i)
+        keys_.erase(ranked[i].key);
     for (auto& [key, e] : keys_) e.recent = 0;
     all_.recent = 0;
     return g;

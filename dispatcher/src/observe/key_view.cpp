@@ -21,7 +21,8 @@ json figure_json(const protocol::KeyFigure& f) {
 void print_figure(std::ostream& out, const std::string& name, const protocol::KeyFigure& f) {
     const std::string in_flight = f.in_flight ? std::to_string(*f.in_flight) : "-";
     char numbers[160];
-    std::snprintf(numbers, sizeof numbers, "pushed %9lld recent %7lld in flight %6s passed over %6lld",
+    std::snprintf(numbers, sizeof numbers,
+                  "pushed %9lld recent %7lld in flight %6s passed over %6lld",
                   static_cast<long long>(f.pushed), static_cast<long long>(f.recent),
                   in_flight.c_str(), static_cast<long long>(f.passed_over));
     out << "  key " << name << "  " << numbers << "\n";

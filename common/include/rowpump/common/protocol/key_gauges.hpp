@@ -29,9 +29,9 @@ namespace rowpump::protocol {
 // What the leader knows of one key (or of every key outside the top ones together).
 struct KeyFigure {
     std::optional<std::string> key;  // nullopt: the NULL key (and the `other` entry)
-    std::int64_t pushed = 0;  // tasks pushed to the ready list since this leader counts them
-    std::int64_t recent = 0;  // of which in the last interval (between two publications)
-    std::int64_t passed_over = 0;           // claims that passed the key over at its limit
+    std::int64_t pushed = 0;         // tasks pushed to the ready list since this leader counts them
+    std::int64_t recent = 0;         // of which in the last interval (between two publications)
+    std::int64_t passed_over = 0;    // claims that passed the key over at its limit
     std::optional<std::int64_t> in_flight;  // counted with concurrency_per_key only
 };
 

@@ -216,3 +216,51 @@ TEST_CASE(
     CHECK(q["keys"]["top"][0]["key"] == kOddKey);
     CHECK(q["key_limits"]["total"] == 2);
 }
+
+// rowpump:{q}:key_limits is the operator's: status reads it with HSCAN and shows at most
+// 1,000 entries, in key order, with how many there are; values cut, never the whole hash.
+TEST_CASE("per-key limits: status shows at most 1,000 of a larger hash, and its size",
+          "[dispatcher][group_by][key_figures]") {
+    TestBed bed;
+    MysqlClient db = bed.db();
+    seed_keys(db);
+    QueueSpec queue;
+    queue.name = "tenants";
+    queue.extra_lines = {"group_by: tenant"};
+    const std::string config = bed.write_config({queue});
+    migrate_apply(config);
+    auto redis = bed.redis_client();
+    const auto keys = rowpump::protocol::keys_for("tenants");
+    std::vector<std::string> hset{"HSET", keys.key_limits};
+    for (int i = 0; i < 1500; ++i) {
+        char name[16];
+        std::snprintf(name, sizeof name, "t%05d", i);
+        hset.push_back(name);
+        hset.push_back("concurrency=" + std::to_string(i));
+    }
+    hset.push_back("long");
+    hset.push_back("weight=1 " + std::string(100000, 'x'));
+    redis.command(hset);
+
+    const auto status = rowpump_cli({"status", "--json", "-c", config});
+    INFO(status.describe());
+    REQUIRE(status.status.success());
+    const auto line = json::parse(status.out.substr(0, status.out.find('\n')));
+    CHECK(line["keys"].is_null());  // no dispatcher has run
+    const auto& limits = line["key_limits"];
+    CHECK(limits["total"] == 1501);
+    REQUIRE(limits["shown"].size() == 1000);
+    std::string previous;
+    for (const auto& entry : limits["shown"]) {
+        const auto key = entry["key"].get<std::string>();
+        CHECK(key > previous);
+        previous = key;
+        if (key == "long") {
+            CHECK(entry["limits"].get<std::string>().size() == 256);
+        } else {
+            CHECK(entry["limits"] == "concurrency=" + std::to_string(std::stoi(key.substr(1))));
+        }
+    }
+    const auto plain = rowpump_cli({"status", "-c", config});
+    CHECK(plain.out.find("  ... and 501 more per-key limits\n") != std::string::npos);
+}

@@ -62,7 +62,7 @@ struct KeyLimitEntry {
     std::string limits;
 };
 struct KeyLimits {
-    std::vector<KeyLimitEntry> shown;  // in key order, at most kKeyLimitsShown
+    std::vector<KeyLimitEntry> shown;  // the first kKeyLimitsShown HSCAN returns, in key order
     std::int64_t total = 0;            // how many the hash holds
 };
 inline constexpr std::size_t kKeyLimitsShown = 1000;

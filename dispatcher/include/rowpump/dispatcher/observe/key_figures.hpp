@@ -6,6 +6,8 @@
 // takes the top keys every due_count.interval and publishes them (protocol/key_gauges.hpp),
 // and /metrics shows what was published last. Bounded: up to kKept keys are counted one by
 // one, the others only in the total, so a table with a million keys costs no more than that.
+// Unlike QueueMetrics' atomics it takes a mutex: the loop waits at most for one ranking of
+// kKept keys (take_top, once per due_count.interval) or one copy of the top keys (a scrape).
 
 #include <cstddef>
 #include <cstdint>

@@ -264,3 +264,48 @@ TEST_CASE("per-key limits: status shows at most 1,000 of a larger hash, and its 
     const auto plain = rowpump_cli({"status", "-c", config});
     CHECK(plain.out.find("  ... and 501 more per-key limits\n") != std::string::npos);
 }
+
+// A standby counts nothing itself: its /metrics shows the top keys the leader published.
+TEST_CASE("per-key figures: a standby's /metrics shows the leader's",
+          "[dispatcher][group_by][key_figures]") {
+    TestBed bed;
+    MysqlClient db = bed.db();
+    seed_keys(db);
+    QueueSpec queue;
+    queue.name = "tenants";
+    queue.batch = 50;
+    queue.extra_lines = {"group_by: tenant", "concurrency_per_key: 1"};
+    const auto config_on = [&](int port, const std::string& name) {
+        ConfigSpec spec = bed.config_spec({queue});
+        spec.extra_lines = {"http:", "  listen: \"127.0.0.1:" + std::to_string(port) + "\"",
+                            "due_count: { interval: 200ms }"};
+        return write_config(bed.dir.file(name), spec);
+    };
+    const int leader_port = free_port(), standby_port = free_port();
+    const auto leader_config = config_on(leader_port, "leader.yaml");
+    const auto standby_config = config_on(standby_port, "standby.yaml");
+    migrate_apply(leader_config);
+    auto leader = bed.start_dispatcher(leader_config, "leader.log");
+    auto redis = bed.redis_client();
+    // No worker: one task in flight per key, 25 in the ready list.
+    REQUIRE(eventually(30s, [&] { return list_length(redis, ready_key("tenants")) == kKeys; }));
+    auto standby = bed.start_dispatcher(standby_config, "standby.log");
+    const auto figures = [](int port) {
+        const auto r = http_get(port, "/metrics");
+        if (r.status != 200) return std::map<std::string, double>{};
+        const auto m = parse_prometheus(r.body);
+        return by_key(m, "rowpump_key_pushed_total");
+    };
+    std::map<std::string, double> want;
+    for (int i = 1; i <= static_cast<int>(kTop); ++i) want[label(key_name(i))] = 1;
+    want["(other)"] = kKeys - kTop;
+    std::map<std::string, double> at_leader, at_standby;
+    REQUIRE(eventually(30s, [&] {
+        at_leader = figures(leader_port);
+        at_standby = figures(standby_port);
+        return at_leader == want && at_standby == want;
+    }));
+    const auto standby_metrics = parse_prometheus(http_get(standby_port, "/metrics").body);
+    CHECK(sample(standby_metrics, "rowpump_leader{queue=\"tenants\"}") == 0);
+    CHECK(sample(standby_metrics, "rowpump_dispatched_total{queue=\"tenants\"}") == 0);
+}

@@ -136,6 +136,53 @@ function workerRows(el, data) {
   $(section, ".more").textContent = `… and ${fmt(more)} more`;
 }
 
+// group_by: the leader's top keys and the per-key limits (text only: never markup; a key
+// can be any text).
+function keyRows(el, data) {
+  const keys = data.keys, limits = data.key_limits || { shown: [], total: 0 };
+  const limitOf = new Map(limits.shown.map((l) => [l.key, l.limits]));
+  const section = $(el, ".key-rows");
+  section.hidden = !keys;
+  const row = (key, name, f) => {
+    const tr = document.createElement("tr");
+    if (key !== undefined) tr.dataset.key = key === null ? "" : key;
+    tr.classList.toggle("other", key === undefined);
+    const limit = key === undefined || key === null ? "" : limitOf.get(key) || "";
+    for (const [cls, text] of [["key", name], ["pushed", fmt(f.pushed)], ["recent", fmt(f.recent)],
+                               ["in_flight", fmt(f.in_flight)], ["passed_over", fmt(f.passed_over)],
+                               ["limits", limit]]) {
+      const td = document.createElement("td");
+      td.className = cls;
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    return tr;
+  };
+  if (keys) {
+    $(section, ".counted").textContent = `top ${keys.top.length}, counted by ${keys.counted_by}`;
+    $(section, "tbody").replaceChildren(
+      ...keys.top.map((f) => row(f.key, f.key === null ? "NULL" : f.key, f)),
+      row(undefined, "(other keys)", keys.other));
+  }
+  const list = $(el, ".key-limits");
+  list.hidden = limits.total === 0;
+  $(list, "tbody").replaceChildren(
+    ...limits.shown.map((l) => {
+      const tr = document.createElement("tr");
+      tr.dataset.key = l.key;
+      for (const [cls, text] of [["key", l.key], ["limits", l.limits]]) {
+        const td = document.createElement("td");
+        td.className = cls;
+        td.textContent = text;
+        tr.appendChild(td);
+      }
+      return tr;
+    }));
+  const more = limits.total - limits.shown.length;
+  $(list, ".more").hidden = more <= 0;
+  $(list, ".more").textContent = `… and ${fmt(more)} more`;
+}
+
 function deadRows(el, dead) {
   const body = $(el, ".dead-rows tbody");
   body.replaceChildren(
@@ -206,6 +253,7 @@ function render(state) {
       { color: cssVar("--c1"), points: q.history.map((p) => [p[0], p[5]]) },
     ]);
     workerRows(el, data);
+    keyRows(el, data);
     deadRows(el, data.dead);
     for (const p of data.history) since = Math.max(since, p[0]);
   }

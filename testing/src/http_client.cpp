@@ -40,7 +40,7 @@ HttpResult http_post(int port, const std::string& path, const std::string& body,
 Samples parse_prometheus(const std::string& text) {
     static const std::regex kType(R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram))");
     static const std::regex kSample(
-        R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*\})? (\S+))");
+        R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (\S+))");
     std::map<std::string, std::string> types;
     Samples samples;
     std::istringstream in(text);

@@ -5,6 +5,9 @@
 //
 //   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --queue users \
 //       --dead-id 2 [--worker ID:HOST:LANG:VERSION:DONE] [--screenshot out.png] [--pause]
+//   node dashboard.mjs --url ... --queue tenants --key TEXT --key-limits LIMITS
+//       (group_by: the Keys and Per-key limits tables show the key TEXT, which may hold markup,
+//       as text, with LIMITS; no script of it ran)
 import { chromium } from "playwright-core";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +23,8 @@ const { values: args } = parseArgs({
     worker: { type: "string" },
     screenshot: { type: "string" },
     pause: { type: "boolean", default: false },
+    key: { type: "string" },
+    "key-limits": { type: "string" },
     chromium: { type: "string", default: "/usr/bin/chromium" },
   },
 });
@@ -42,13 +47,33 @@ try {
   await queue.waitFor();
   step("the page shows the queue");
 
-  // The numbers change: the done/s tile shows work, and the completed count moves on.
-  await page.waitForFunction((q) => {
-    const text = document.querySelector(`#queue-${q} .done_rate`).textContent;
-    return /^[0-9,]+$/.test(text) && Number(text.replace(/,/g, "")) > 0;
-  }, args.queue);
-  const first = await queue.locator(".dispatched_rate").textContent();
-  step(`done/s > 0; dispatched/s ${first}`);
+  if (args.key !== undefined) {
+    // The key's row: the one whose key cell holds the key's first line.
+    const rowOf = (table) => queue.locator(`.${table} tbody tr`).filter({
+      has: page.locator("td.key", { hasText: args.key.split("\n")[0] }) });
+    const keyRow = rowOf("key-rows");
+    await keyRow.first().waitFor();
+    const cells = await keyRow.first().locator("td").evaluateAll((tds) => tds.map((td) => td.textContent));
+    if (cells[0] !== args.key) throw new Error(`key cell ${JSON.stringify(cells[0])}, expected ${JSON.stringify(args.key)}`);
+    if (cells[5] !== args["key-limits"]) throw new Error(`limits cell ${JSON.stringify(cells[5])}`);
+    const limitRow = rowOf("key-limits");
+    await limitRow.first().waitFor();
+    const limitCells = await limitRow.first().locator("td").evaluateAll((tds) => tds.map((td) => td.textContent));
+    if (JSON.stringify(limitCells) !== JSON.stringify([args.key, args["key-limits"]]))
+      throw new Error(`per-key limits row ${JSON.stringify(limitCells)}`);
+    const injected = await page.evaluate(() => ({ ran: window.rp_xss, scripts: document.scripts.length }));
+    if (injected.ran !== undefined || injected.scripts !== 1)
+      throw new Error(`markup of the key was run: ${JSON.stringify(injected)}`);
+    step(`the Keys table shows the key as text: ${JSON.stringify(cells)}`);
+  } else {
+    // The numbers change: the done/s tile shows work, and the completed count moves on.
+    await page.waitForFunction((q) => {
+      const text = document.querySelector(`#queue-${q} .done_rate`).textContent;
+      return /^[0-9,]+$/.test(text) && Number(text.replace(/,/g, "")) > 0;
+    }, args.queue);
+    const first = await queue.locator(".dispatched_rate").textContent();
+    step(`done/s > 0; dispatched/s ${first}`);
+  }
 
   if (args.worker) {
     // The Workers table shows what the worker's heartbeat says, as text.

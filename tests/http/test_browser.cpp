@@ -86,3 +86,43 @@ TEST_CASE("the dashboard in Chromium shows live numbers, retries a dead row and 
     CHECK(contains(log, "info http: queue users: paused (dashboard, from 127.0.0.1)"));
     worker.stop();
 }
+
+// group_by: a key whose text has quotes, a newline and a <script> shows in the Keys and the
+// Per-key limits tables as that text; the script never runs.
+TEST_CASE("the dashboard in Chromium shows a key's text as text, never markup", "[browser]") {
+    const std::string dir = ROWPUMP_SOURCE_DIR "/tests/browser";
+    REQUIRE(std::filesystem::exists(dir + "/node_modules/playwright-core"));  // npm ci there
+    REQUIRE(std::filesystem::exists("/usr/bin/chromium"));
+    const std::string key = "we\"ird\\ <script>window.rp_xss=1</script>\n<b>key</b>";
+    const std::string limits = "rate=5/1s <i>concurrency</i>=1";
+
+    TestBed bed;
+    MysqlClient db = bed.db();
+    db.exec(
+        "CREATE TABLE user_block_status (user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL "
+        "DEFAULT 0, updated_time DATETIME(3) NOT NULL, tenant VARCHAR(255) NOT NULL, "
+        "KEY (updated_time), KEY tenant_order (tenant, updated_time)) ENGINE=InnoDB");
+    db.exec(
+        "INSERT INTO user_block_status (user_id, updated_time, tenant) SELECT seq, "
+        "NOW(3) - INTERVAL 1 HOUR, " +
+        sql_quote(key) + " FROM seq_1_to_5");
+    QueueSpec queue;
+    queue.name = "tenants";
+    queue.extra_lines = {"group_by: tenant"};
+    const int port = free_port();
+    ConfigSpec spec = bed.config_spec({queue});
+    spec.extra_lines = {"http:", "  listen: \"127.0.0.1:" + std::to_string(port) + "\"",
+                        "due_count: { interval: 200ms }"};
+    const std::string config = write_config(bed.dir.file("rowpump.yaml"), spec);
+    migrate_apply(config);
+    auto redis = bed.redis_client();
+    redis.command({"HSET", rowpump::protocol::keys_for("tenants").key_limits, key, limits});
+    auto dispatcher = bed.start_dispatcher(config);
+
+    auto r = run_program(
+        {"node", dir + "/dashboard.mjs", "--url", "http://127.0.0.1:" + std::to_string(port) + "/",
+         "--queue", "tenants", "--key", key, "--key-limits", limits},
+        90s);
+    INFO(r.describe());
+    CHECK(r.status.success());
+}

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <thread>
 
+#include "observe/key_view.hpp"
 #include "observe/queue_status.hpp"
 #include "observe/worker_list.hpp"
 #include "rowpump/common/log_text.hpp"
@@ -112,7 +113,9 @@ void print_json(std::ostream& out, const QueueStatus& s, const Rates& r) {
               {"counters", counters},
               {"leader", s.leader.empty() ? json(nullptr) : json(s.leader)},
               {"standby", s.standby},
-              {"paused", s.paused_by.has_value()}};
+              {"paused", s.paused_by.has_value()},
+              {"keys", key_gauges_json(s.key_gauges)},
+              {"key_limits", key_limits_json(s.key_limits)}};
     if (s.gauges && s.gauges->oldest_due_age)
         o["oldest_due_age_seconds"] =
             static_cast<double>(s.gauges->oldest_due_age->count()) / 1000.0;
@@ -144,7 +147,11 @@ int command_status(const Config& config, Millis watch, int count, bool as_json, 
                     rates(status, it == previous.end() ? nullptr : &it->second, seconds);
                 as_json ? print_json(out, status, r) : print_row(out, status, r);
                 // One look: each queue's workers under its line (watching keeps a line a queue).
-                if (!as_json && watch.count() == 0) print_worker_list(out, status.redis);
+                if (!as_json && watch.count() == 0) {
+                    print_worker_list(out, status.redis);
+                    print_key_gauges(out, status.key_gauges);
+                    print_key_limits(out, status.key_limits);
+                }
                 previous[queue.name] = std::move(status);
             }
         }

@@ -5,10 +5,10 @@
 
 namespace rowpump {
 
-std::unique_ptr<ClaimPath> make_claim_path(const QueueConfig& queue) {
+std::unique_ptr<ClaimPath> make_claim_path(const QueueConfig& queue, KeyFigures* keys) {
     switch (queue.claim) {
         case ClaimMode::mysql:
-            return std::make_unique<RowClaim>(queue);
+            return std::make_unique<RowClaim>(queue, keys);
         case ClaimMode::redis:
             return std::make_unique<ScanClaim>(queue);
     }

@@ -38,7 +38,7 @@ void Dispatcher::start() {
             const auto queue = loops_[i].queue;
             const QueueSource& source = *loops_[i].source;
             const auto links = live_links(source.config, source.queue);
-            const auto path = make_claim_path(source.queue);
+            const auto path = make_claim_path(source.queue, &metrics_[queue]->keys());
             QueueRunner(source, stopping_, mutex_, wake_, *metrics_[queue], *health_[i],
                         balances_[queue].get(), *links, *path)
                 .run();

@@ -18,7 +18,7 @@ constexpr std::chrono::seconds kKeyLimitsReload{2};
 }  // namespace
 
 void RowClaim::open(MysqlSession& session) {
-    store_ = std::make_unique<ClaimStore>(session);
+    store_ = std::make_unique<ClaimStore>(session, keys_);
     if (queue_.group_by.empty()) return;
     // Another dispatcher leads: no window read, the keys asked take no row (rows this claim
     // took already go back when the push is refused by the lock).

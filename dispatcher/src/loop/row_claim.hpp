@@ -20,8 +20,8 @@ namespace rowpump {
 
 class RowClaim : public ClaimPath {
 public:
-    explicit RowClaim(const QueueConfig& queue)
-        : queue_(queue), lease_keeper_(queue), limits_(queue) {}
+    explicit RowClaim(const QueueConfig& queue, KeyFigures* keys = nullptr)
+        : queue_(queue), keys_(keys), lease_keeper_(queue), limits_(queue) {}
 
     void open(MysqlSession& session) override;
     void close() override { store_.reset(); }
@@ -58,6 +58,7 @@ private:
     void load_key_limits(RedisSide& redis);
 
     const QueueConfig& queue_;
+    KeyFigures* keys_;
     std::unique_ptr<ClaimStore> store_;
     LeaseKeeper lease_keeper_;
     Claim claim_;  // the last one

@@ -17,13 +17,14 @@
 
 namespace rowpump {
 
-ClaimStore::ClaimStore(MysqlSession& session)
+ClaimStore::ClaimStore(MysqlSession& session, KeyFigures* keys)
     : session_(session),
       queue_(session.queue()),
       random_(std::random_device{}()),
       passed_over_(std::make_unique<PassedOverRows>(session)),
       row_locks_(std::make_unique<RowLocks>(session)),
-      own_limits_(session.queue()) {
+      own_limits_(session.queue()),
+      keys_(keys) {
     const auto& sql = session.sql();
     claim_plan_ = session.prepare(sql.claim_plan());
     claim_ = session.prepare(sql.claim());

@@ -9,6 +9,7 @@
 #include "mysql/payload_values.hpp"
 #include "rowpump/dispatcher/mysql/claim_store.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/observe/key_figures.hpp"
 
 namespace rowpump {
 
@@ -127,6 +128,8 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
                              : 0;
     std::map<GroupKey, std::int64_t> in_flight, rate_left;
     if (counted) in_flight = in_flight_by_key();
+    if (counted && keys_) keys_->in_flight(in_flight);
+    std::vector<GroupKey> at_limit;  // keys passed over at their limit
     const auto share = [&](const GroupKey& key) -> std::optional<KeyRing::KeyShare> {
         std::int64_t may = limit;
         if (const auto most = limits_->concurrency(key); most > 0) {
@@ -138,6 +141,7 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
             if (it == rate_left.end()) return std::nullopt;  // read with the next keys
             may = std::min(may, it->second);
         }
+        if (may <= 0) at_limit.push_back(key);
         return KeyRing::KeyShare{may, limits_->weight(key)};
     };
     std::vector<KeyVisit> visited;
@@ -169,6 +173,7 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
             visited.push_back(std::move(visit));
         }
     }
+    if (keys_ && !at_limit.empty()) keys_->passed_over(at_limit);
     const bool keep_cursors = !limited && !queue_.order_by.empty();
     // A key without due rows is passed over for poll.max, as an idle queue polls.
     const auto idle_until = std::chrono::steady_clock::now() + queue_.poll_max;
@@ -191,7 +196,7 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
                            : std::optional(std::chrono::microseconds(rs->getInt64(3))),
              read_payload(*rs, key_column + 1, queue_.payload.size()), key_at(*rs, key_column)});
         if (claim.rows.back().token.rfind(keys_prefix, 0) != 0) continue;
-        auto& key = by_key[key_at(*rs, key_column)];
+        auto& key = by_key[*claim.rows.back().key];
         ++key.rows;
         if (!queue_.order_by.empty())
             key.last = rs->isNull(4) ? std::nullopt : std::optional<std::string>(rs->getString(4));

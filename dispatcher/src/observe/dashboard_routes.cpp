@@ -7,6 +7,7 @@
 
 #include "observe/dashboard_assets.hpp"
 #include "observe/http_routes.hpp"
+#include "observe/key_view.hpp"
 #include "observe/worker_list.hpp"
 #include "rowpump/common/protocol/queue_stats.hpp"
 
@@ -61,7 +62,9 @@ json queue_json(const QueueView& view, const QueueMetrics& metrics, std::int64_t
               {"dead", dead_json(view)},
               {"history", history_json(view, since_ms)},
               {"observed_ms", view.observed_at_ms},
-              {"problem", view.problem}};
+              {"problem", view.problem},
+              {"keys", key_gauges_json(view.key_gauges)},
+              {"key_limits", key_limits_json(view.key_limits)}};
     q["due"] = view.gauges ? json(view.gauges->due) : json(nullptr);
     q["due_capped"] = view.gauges && view.gauges->due_capped;
     q["oldest_due_age_seconds"] =

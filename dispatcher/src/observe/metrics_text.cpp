@@ -1,6 +1,8 @@
 #include "rowpump/dispatcher/observe/metrics_text.hpp"
 
 #include <cstdio>
+#include <functional>
+#include <optional>
 
 namespace rowpump {
 
@@ -82,6 +84,40 @@ void histogram(Writer& w, const MetricsSet& queues, const char* name, const char
     }
 }
 
+// With group_by: the top keys the leader published and every other key together, at most
+// protocol::kTopKeys + 1 label values per queue.
+void key_figures(Writer& w, const MetricsSet& queues) {
+    std::vector<std::optional<protocol::KeyGauges>> shown;
+    for (const auto& q : queues) shown.push_back(q->keys().shown());
+    const auto each =
+        [&](const char* name, const char* type, const char* help,
+            const std::function<std::optional<std::int64_t>(const protocol::KeyFigure&)>& value) {
+            w.family(name, type, help);
+            for (std::size_t i = 0; i < queues.size(); ++i) {
+                if (!shown[i]) continue;
+                const auto label = [&](const std::string& key) {
+                    return queue_label(*queues[i]) + ",key=\"" + key + "\"";
+                };
+                for (const auto& f : shown[i]->top) {
+                    if (const auto v = value(f))
+                        w.sample(name, label(f.key ? label_value(*f.key) : kNullKeyLabel),
+                                 static_cast<double>(*v));
+                }
+                if (const auto v = value(shown[i]->other))
+                    w.sample(name, label(kOtherKeysLabel), static_cast<double>(*v));
+            }
+        };
+    each("rowpump_key_pushed_total", "counter",
+         "group_by: tasks pushed per key by the leader (top keys, the rest as key=\"(other)\").",
+         [](const protocol::KeyFigure& f) { return std::optional(f.pushed); });
+    each("rowpump_key_passed_over_total", "counter",
+         "group_by: claims that passed the key over at its concurrency_per_key.",
+         [](const protocol::KeyFigure& f) { return std::optional(f.passed_over); });
+    each("rowpump_key_in_flight", "gauge",
+         "group_by with concurrency_per_key: the key's tasks in flight at the last claim.",
+         [](const protocol::KeyFigure& f) { return f.in_flight; });
+}
+
 void gauges(Writer& w, const MetricsSet& queues) {
     struct Family {
         const char* name;
@@ -146,7 +182,56 @@ std::string render_metrics(const MetricsSet& queues, const std::string& version)
               "How long handlers ran, as workers report it (ms= in done messages).",
               &QueueMetrics::handler_duration);
     gauges(w, queues);
+    key_figures(w, queues);
     return w.take();
+}
+
+std::string label_value(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned char c = byte(i);
+        if (c == '\\' || c == '"') {
+            out += '\\';
+            out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        if (c == '\n') {
+            out += "\\n";
+            ++i;
+            continue;
+        }
+        if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        // A well-formed UTF-8 sequence (no overlong forms, surrogates or values past U+10FFFF)
+        // is kept; anything else is one U+FFFD per byte.
+        std::size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+                        : c >= 0xE0 && c <= 0xEF ? 3
+                        : c >= 0xF0 && c <= 0xF4 ? 4
+                                                 : 0;
+        bool ok = n > 0 && i + n <= text.size();
+        for (std::size_t k = 1; ok && k < n; ++k) ok = (byte(i + k) & 0xC0) == 0x80;
+        if (ok && n >= 3) {
+            const unsigned char second = byte(i + 1);
+            if (c == 0xE0) ok = second >= 0xA0;
+            if (c == 0xED) ok = second < 0xA0;
+            if (c == 0xF0) ok = second >= 0x90;
+            if (c == 0xF4) ok = second < 0x90;
+        }
+        if (!ok) {
+            out += "\xEF\xBF\xBD";
+            ++i;
+            continue;
+        }
+        out.append(text.substr(i, n));
+        i += n;
+    }
+    return out;
 }
 
 }  // namespace rowpump

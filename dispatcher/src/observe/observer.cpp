@@ -122,6 +122,8 @@ void Observer::sample(std::size_t i, redis::Connection& redis) {
     v.paused_by = std::move(read.paused_by);
     v.gauges = std::move(read.gauges);
     v.dispatchers = std::move(read.dispatchers);
+    v.key_gauges = std::move(read.key_gauges);
+    v.key_limits = std::move(read.key_limits);
     auto& m = *metrics_[i];
     m.set(Gauge::in_flight, v.redis.in_flight);
     m.set(Gauge::workers, v.redis.workers);
@@ -131,6 +133,7 @@ void Observer::sample(std::size_t i, redis::Connection& redis) {
         m.set(Gauge::due_capped, v.gauges->due_capped ? 1 : 0);
         m.set(Gauge::oldest_due_age_ms,
               v.gauges->oldest_due_age ? v.gauges->oldest_due_age->count() : -1);
+        m.keys().show(v.key_gauges);
     }
     Sample point{now,
                  protocol::stat(v.redis.stats, protocol::kStatDispatched),
@@ -176,17 +179,34 @@ void Observer::publish(std::size_t i, redis::Connection& redis) {
         return;
     }
     gauges.leader = id_;
+    const auto expire = std::to_string(3 * config_.due_count.interval.count());
     std::vector<std::string> hset{"HSET", keys.gauges};
     for (auto& field : protocol::gauge_fields(gauges)) hset.push_back(std::move(field));
     redis.append({"DEL", keys.gauges});  // a field left over from an older count must go
     redis.append(hset);
-    redis.append({"PEXPIRE", keys.gauges, std::to_string(3 * config_.due_count.interval.count())});
-    redis.read_replies(3);
+    redis.append({"PEXPIRE", keys.gauges, expire});
+    std::size_t replies = 3;
+    std::optional<protocol::KeyGauges> key_gauges;
+    if (!queue.group_by.empty()) {
+        key_gauges = m.keys().take_top(protocol::kTopKeys);
+        key_gauges->leader = id_;
+        key_gauges->at_ms = protocol::unix_ms();
+        std::vector<std::string> key_hset{"HSET", keys.key_gauges};
+        for (auto& field : protocol::key_gauge_fields(*key_gauges))
+            key_hset.push_back(std::move(field));
+        redis.append({"DEL", keys.key_gauges});  // keys that left the top must go
+        redis.append(key_hset);
+        redis.append({"PEXPIRE", keys.key_gauges, expire});
+        replies += 3;
+    }
+    redis.read_replies(replies);
+    if (key_gauges) m.keys().show(key_gauges);
     m.set(Gauge::due, gauges.due);
     m.set(Gauge::due_capped, gauges.due_capped ? 1 : 0);
     m.set(Gauge::oldest_due_age_ms, gauges.oldest_due_age ? gauges.oldest_due_age->count() : -1);
     std::lock_guard<std::mutex> lock(mutex_);
     views_[i].gauges = gauges;
+    if (key_gauges) views_[i].key_gauges = std::move(key_gauges);
 }
 
 void Observer::read_dead(std::size_t i, bool forced) {

@@ -7,7 +7,8 @@
 //   dashboard's charts;
 // - every due_count.interval: the leader counts the due backlog (due_count.hpp) and publishes
 //   it in rowpump:{q}:gauges for status and for other dispatchers; every dispatcher says in
-//   rowpump:{q}:dispatchers whether it leads or stands by; with http, the dead rows are read
+//   rowpump:{q}:dispatchers whether it leads or stands by; with group_by, the leader publishes
+//   its top keys (KeyFigures) in rowpump:{q}:key_gauges; with http, the dead rows are read
 //   again when their number may have changed.
 // Readers (the HTTP endpoint) get copies; a failing server is logged and retried.
 
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "mysql/mysql_servers.hpp"
+#include "rowpump/common/protocol/key_gauges.hpp"
 #include "rowpump/common/protocol/queue_gauges.hpp"
 #include "rowpump/common/protocol/queue_state.hpp"
 #include "rowpump/common/redis/redis_connections.hpp"
@@ -59,6 +61,8 @@ struct QueueView {
     std::optional<std::string> paused_by;
     std::optional<protocol::QueueGauges> gauges;
     std::vector<protocol::DispatcherEntry> dispatchers;  // fresh ones only
+    std::optional<protocol::KeyGauges> key_gauges;       // group_by: the leader's top keys
+    protocol::KeyLimits key_limits;                      // the per-key limits, as set (bounded)
     std::vector<DeadRow> dead;                           // newest first, at most kDeadShown
     std::deque<Sample> history;                          // oldest first
     std::int64_t observed_at_ms = 0;

@@ -1,6 +1,7 @@
 #include "rowpump/dispatcher/observe/queue_metrics.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "rowpump/dispatcher/loop/claim.hpp"
 #include "rowpump/dispatcher/loop/outcomes.hpp"
@@ -140,13 +141,18 @@ void QueueMetrics::claimed(std::chrono::steady_clock::duration took) noexcept {
 }
 
 void QueueMetrics::pushed(const std::vector<ClaimedRow>& rows,
-                          std::chrono::steady_clock::duration since_claim) noexcept {
+                          std::chrono::steady_clock::duration since_claim) {
     for (const auto& row : rows) {
         // A due_since in the future (a clock or fragment that disagrees with `due`) counts as 0.
         const auto due_age = std::max(row.due_age.value_or(std::chrono::microseconds(0)),
                                       std::chrono::microseconds(0));
         due_to_start_.observe(row.due_age ? due_age + since_claim : since_claim);
     }
+    std::map<KeyFigures::Key, std::int64_t> by_key;
+    for (const auto& row : rows) {
+        if (row.key) ++by_key[*row.key];
+    }
+    if (!by_key.empty()) keys_.pushed(by_key);
 }
 
 void QueueMetrics::handled(Millis took) noexcept {

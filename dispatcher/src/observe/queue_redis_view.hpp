@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "rowpump/common/protocol/key_gauges.hpp"
 #include "rowpump/common/protocol/queue_gauges.hpp"
 #include "rowpump/common/protocol/queue_state.hpp"
 #include "rowpump/common/redis/redis.hpp"
@@ -18,6 +19,8 @@ struct QueueRedisView {
     std::optional<std::string> paused_by;
     std::optional<protocol::QueueGauges> gauges;         // the leader's published due count
     std::vector<protocol::DispatcherEntry> dispatchers;  // fresh ones only (kDispatcherFresh)
+    std::optional<protocol::KeyGauges> key_gauges;       // group_by: the leader's top keys
+    protocol::KeyLimits key_limits;                      // the per-key limits, as set (bounded)
     std::int64_t read_at_ms = 0;
 };
 

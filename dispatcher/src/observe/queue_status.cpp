@@ -19,6 +19,8 @@ QueueStatus QueueStatusReader::read(const QueueConfig& queue) {
     s.redis = std::move(read.state);
     s.paused_by = std::move(read.paused_by);
     s.gauges = std::move(read.gauges);
+    s.key_gauges = std::move(read.key_gauges);
+    s.key_limits = std::move(read.key_limits);
     for (const auto& d : read.dispatchers) {
         if (d.role == protocol::kRoleLeader)
             s.leader = d.id;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mysql/mysql_servers.hpp"
+#include "rowpump/common/protocol/key_gauges.hpp"
 #include "rowpump/common/protocol/queue_gauges.hpp"
 #include "rowpump/common/protocol/queue_state.hpp"
 #include "rowpump/common/redis/redis_connections.hpp"
@@ -27,6 +28,8 @@ struct QueueStatus {
     std::string leader;                           // "" when no dispatcher leads
     std::vector<std::string> standby;
     std::optional<std::string> paused_by;
+    std::optional<protocol::KeyGauges> key_gauges;  // group_by: the leader's top keys
+    protocol::KeyLimits key_limits;                 // the per-key limits, as set (bounded)
 };
 
 class QueueStatusReader {

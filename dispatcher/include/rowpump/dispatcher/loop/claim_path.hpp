@@ -17,6 +17,7 @@
 
 namespace rowpump {
 
+class KeyFigures;
 class MysqlSession;
 class QueueSql;
 
@@ -77,6 +78,8 @@ public:
     virtual std::vector<std::string> statements(const QueueSql& sql) const = 0;
 };
 
-std::unique_ptr<ClaimPath> make_claim_path(const QueueConfig& queue);
+// `keys`: where a claim with group_by counts its keys' figures (QueueMetrics::keys); may be
+// null.
+std::unique_ptr<ClaimPath> make_claim_path(const QueueConfig& queue, KeyFigures* keys = nullptr);
 
 }  // namespace rowpump

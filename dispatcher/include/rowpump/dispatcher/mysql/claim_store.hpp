@@ -22,13 +22,15 @@
 
 namespace rowpump {
 
+class KeyFigures;
 class PassedOverRows;
 class RowLocks;
 
 class ClaimStore {
 public:
-    // Prepares the claim statements on `session`.
-    explicit ClaimStore(MysqlSession& session);
+    // Prepares the claim statements on `session`. With group_by, a claim counts its keys'
+    // tasks in flight and the keys it passed over at their limit in `keys` (when not null).
+    explicit ClaimStore(MysqlSession& session, KeyFigures* keys = nullptr);
     ~ClaimStore();
 
     // Claims up to `limit` rows and reads them back by lease end and token. First rows whose
@@ -115,6 +117,7 @@ private:
     KeyLimits own_limits_;
     const KeyLimits* limits_ = &own_limits_;
     KeyWindowLook look_windows_;
+    KeyFigures* keys_;
     std::chrono::steady_clock::time_point next_listing_{};  // of a ring that holds every key
 };
 

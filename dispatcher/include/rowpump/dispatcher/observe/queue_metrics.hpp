@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rowpump/common/duration.hpp"
+#include "rowpump/dispatcher/observe/key_figures.hpp"
 
 namespace rowpump {
 
@@ -92,11 +93,14 @@ public:
     void claimed(std::chrono::steady_clock::duration took) noexcept;
     // A batch of claimed rows pushed to the ready list `since_claim` after the claim began:
     // each row's due-to-start latency (from its due_since at the claim's read, else from the
-    // claim).
+    // claim), and with group_by the rows of each key (keys()).
     void pushed(const std::vector<ClaimedRow>& rows,
-                std::chrono::steady_clock::duration since_claim) noexcept;
+                std::chrono::steady_clock::duration since_claim);
     // How long a handler ran, as its worker reported it (ms= in the done message).
     void handled(Millis took) noexcept;
+    // Per-key figures of a queue with group_by.
+    KeyFigures& keys() { return keys_; }
+    const KeyFigures& keys() const { return keys_; }
     Histogram& claim_duration() { return claim_duration_; }
     Histogram& outcome_batch_duration() { return outcome_batch_duration_; }
     // The loop promises to come back within `within` (a cycle, or a sleep plus slack);
@@ -128,6 +132,7 @@ private:
     Histogram due_to_start_;
     Histogram handler_duration_;
     std::atomic<std::int64_t> progress_deadline_ns_;
+    KeyFigures keys_;
 };
 
 // One loop's part of a gauge that the loops of a queue's shards add up (leader, connected):

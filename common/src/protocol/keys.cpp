@@ -42,7 +42,6 @@ Keys keys_for(std::string_view queue) {
     k.leader = k.prefix + "leader";
     k.epoch = k.prefix + "epoch";
     k.nudge = k.prefix + "nudge";
-    k.key_limits = k.prefix + "key_limits";
     k.key_gauges = k.prefix + "key_gauges";
     return k;
 }

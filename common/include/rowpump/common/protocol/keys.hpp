@@ -30,8 +30,6 @@ struct Keys {
     // string: a value the first leader since Redis last lost its data wrote (common/lua/lead.lua)
     std::string epoch;
     std::string nudge;  // pub/sub channel: a message wakes the leading dispatcher to claim now
-    std::string
-        key_limits;  // hash: group_by key -> per-key limits the operator set (key_gauges.hpp)
     std::string key_gauges;  // hash: the leader's per-key figures of its top keys (key_gauges.hpp)
 
     std::string processing(std::string_view worker_id) const;  // list: a worker's tasks in hand

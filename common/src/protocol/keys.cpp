@@ -39,6 +39,7 @@ Keys keys_for(std::string_view queue) {
     k.window = k.prefix + "window";
     k.leader = k.prefix + "leader";
     k.epoch = k.prefix + "epoch";
+    k.secret = k.prefix + "secret";
     k.nudge = k.prefix + "nudge";
     return k;
 }

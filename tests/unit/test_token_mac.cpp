@@ -2,9 +2,9 @@
 // that verifies, for exactly its queue, row and token; the SDKs' token rule still takes it; the
 // row sees the token without it.
 
-#include <catch2/catch.hpp>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <catch2/catch.hpp>
 
 #include <string>
 
@@ -28,10 +28,10 @@ TEST_CASE("a sealed token verifies for its queue, row and token only", "[token_m
     CHECK(mac.verifies("1", sealed));
     CHECK(mac.seal("1", kToken) == sealed);  // the same inputs, the same MAC
 
-    CHECK_FALSE(mac.verifies("2", sealed));                            // another row
-    CHECK_FALSE(TokenMac("orders", kSecret).verifies("1", sealed));    // another queue
+    CHECK_FALSE(mac.verifies("2", sealed));                                      // another row
+    CHECK_FALSE(TokenMac("orders", kSecret).verifies("1", sealed));              // another queue
     CHECK_FALSE(TokenMac("users", std::string(64, '8')).verifies("1", sealed));  // another secret
-    CHECK_FALSE(mac.verifies("1", kToken));                            // no MAC
+    CHECK_FALSE(mac.verifies("1", kToken));                                      // no MAC
     auto other_attempt = sealed;
     other_attempt[17] = '2';
     CHECK_FALSE(mac.verifies("1", other_attempt));

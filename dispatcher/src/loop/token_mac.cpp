@@ -59,8 +59,9 @@ TokenMac::TokenMac(std::string_view queue, std::string_view secret)
     // XORed with 0x36 for the inner hash and 0x5c for the outer one.
     unsigned char inner_pad[64], outer_pad[64];
     for (std::size_t i = 0; i < sizeof inner_pad; ++i) {
-        const int key =
-            i < secret.size() / 2 ? hex_value(secret[2 * i]) * 16 + hex_value(secret[2 * i + 1]) : 0;
+        const int key = i < secret.size() / 2
+                            ? hex_value(secret[2 * i]) * 16 + hex_value(secret[2 * i + 1])
+                            : 0;
         inner_pad[i] = static_cast<unsigned char>(key ^ 0x36);
         outer_pad[i] = static_cast<unsigned char>(key ^ 0x5c);
     }

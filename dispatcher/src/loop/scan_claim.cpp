@@ -69,9 +69,10 @@ std::vector<std::string> ScanClaim::held_issued(RedisSide& redis) {
     held.erase(kept, held.end());
     if (forged > 0) {
         spdlog::warn(
-            "queue {}: {} tasks held in Redis carry a token no dispatcher of this queue issued "
-            "(made up by a worker, or issued before Redis lost its data and its secret); not "
-            "in flight: their reports are stale, their rows claimed as any other; first: {}",
+            "queue {}: {} tasks and reports held in Redis carry a token no dispatcher of this "
+            "queue issued (made up by a worker, or issued before Redis lost its data and its "
+            "secret); not in flight: their reports are stale, their rows claimed as any other; "
+            "first: {}",
             queue_.label(), forged, log_text(first, 200));
     }
     return held;

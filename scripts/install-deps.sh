@@ -16,6 +16,8 @@ packages=(
     libmysqlcppconn-dev libboost-dev libhiredis-dev libspdlog-dev libyaml-cpp-dev catch2 libcli11-dev
     # the dispatcher's HTTP endpoint (/metrics, health, dashboard) and its JSON
     libcpp-httplib-dev nlohmann-json3-dev
+    # libcrypto: the MAC that signs claim: redis tokens
+    libssl-dev
     # tests: promtool checks the /metrics format; Chromium shows the dashboard to a real browser
     prometheus chromium chromium-driver
     # servers for the integration tests and the demo, their clients, and ps/pgrep

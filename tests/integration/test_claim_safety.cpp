@@ -361,3 +361,96 @@ TEST_CASE(
     CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status = 1 AND runs = 101") ==
           1);
 }
+
+// ---- 4. Forged tasks and reports waiting in Redis when a new leader takes over ------------
+
+namespace {
+
+// A token as a scan would make it for row `id` never completed (the checksum of an empty
+// rp_token, attempt 1, the checksum of the id), with any first 8 hex digits: what a worker
+// can compute offline.
+std::string forged_token(MysqlClient& db, std::int64_t id) {
+    const auto id_checksum =
+        db.scalar_string("SELECT LPAD(HEX(CRC32('" + std::to_string(id) + "')), 8, '0')");
+    REQUIRE(id_checksum);
+    return "0BADF00D00000000-1-" + *id_checksum;
+}
+
+std::string forged_ok(MysqlClient& db, std::int64_t id) {
+    return std::to_string(id) + ":" + forged_token(db, id) + " ok status=7";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "e2e: forged tasks and reports waiting in Redis when a new leader takes over are refused, "
+    "in both claim modes",
+    "[e2e]") {
+    const std::string claim = GENERATE(as<std::string>{}, "mysql", "redis");
+    constexpr std::int64_t kRows = 20;
+    QueueSpec queue = queue_in(claim);
+    queue.due = "status = 0 AND runs < 100";
+    E2eSystem sys(queue, kRows);
+    const auto keys = sys.keys();
+    // The first leader pushes every row; no worker runs yet.
+    REQUIRE(eventually(20s, [&] { return queue_stat(sys.redis, "users", "dispatched") == kRows; }));
+    sys.dispatcher->process().kill();
+
+    // Rows 101-104 are not due (runs = 100): no dispatcher ever issues a task for them. Row
+    // 105 is due and was never dispatched.
+    sys.db.exec(
+        "INSERT INTO user_block_status (user_id, status, updated_time, runs) VALUES "
+        "(101, 0, NOW(3), 100), (102, 0, NOW(3), 100), (103, 0, NOW(3), 100), "
+        "(104, 0, NOW(3), 100), (105, 0, NOW(3) - INTERVAL 1 HOUR, 0)");
+    // Made up by a worker while no dispatcher leads: tasks in the ready list (102, 105) and
+    // in a listed worker's processing list (103), and `ok` reports in the done list (101, 103,
+    // 105) with a status no honest handler reports.
+    sys.redis.command({"RPUSH", keys.ready, "102:" + forged_token(sys.db, 102),
+                       "105:" + forged_token(sys.db, 105)});
+    sys.redis.command({"SADD", keys.workers, "mallory"});
+    sys.redis.command(
+        {"SET", keys.heartbeat("mallory"), "incarnation=0000000000000000", "PX", "600000"});
+    sys.redis.command({"RPUSH", keys.processing("mallory"), "103:" + forged_token(sys.db, 103)});
+    sys.redis.command({"RPUSH", keys.done, forged_ok(sys.db, 101), forged_ok(sys.db, 103),
+                       forged_ok(sys.db, 105)});
+
+    // A second dispatcher takes over and learns what is in flight from Redis.
+    auto second = sys.bed.start_dispatcher(sys.config, "second.log");
+    REQUIRE(eventually(
+        20s, [&] { return second->log().find("took the leader lock") != std::string::npos; }));
+    Ledger ledger;
+    rowpump::Worker worker(e2e_worker_options(sys, "honest"));
+    RunningWorker running(worker, [&](const rowpump::Task& task) {
+        ledger.ended(ledger.started(task.id, task.token));
+        return kOk;
+    });
+    const auto due_left = [&] {
+        return sys.db.scalar(
+            "SELECT COUNT(*) FROM user_block_status WHERE status = 0 AND runs < 100");
+    };
+    const bool done = eventually(
+        30s,
+        [&] {
+            return due_left() == 0 && list_length(sys.redis, keys.ready) == 0 &&
+                   list_length(sys.redis, keys.done) == 0;
+        },
+        100ms);
+    running.stop_and_join();
+    INFO(claim << ": " << describe_stats(sys.redis, "users") << "; " << sys.table_summary()
+               << "; handler runs " << ledger.size() << "\nsecond dispatcher's log:\n"
+               << second->log_tail());
+    REQUIRE(done);
+    // No forged outcome applied: the rows never dispatched are as they were, no row has the
+    // forged status, and every due row (105 too) ran once, by a task the dispatcher issued.
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE user_id BETWEEN 101 AND 104 "
+                        "AND status = 0 AND runs = 100 AND rp_token IS NULL") == 4);
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE status = 7") == 0);
+    CHECK(sys.db.scalar("SELECT COUNT(*) FROM user_block_status WHERE runs < 100 AND "
+                        "(runs <> 1 OR status <> 1)") == 0);
+    CHECK(queue_stat(sys.redis, "users", "completed") == kRows + 1);
+    CHECK(queue_stat(sys.redis, "users", "stale") >= 3);
+    if (claim == "redis") {
+        CHECK(second->log().find("carry a token no dispatcher of this queue issued") !=
+              std::string::npos);
+    }
+}

@@ -1,5 +1,6 @@
 // the documented worker ACL line (a queue's own) keeps a worker to its queue's protocol: no other
-// queue's keys, no steering of its own queue, no script of its own.
+// queue's keys, no steering of its own queue, no reading of its token secret, no script of its
+// own.
 
 #include <catch2/catch.hpp>
 
@@ -48,6 +49,13 @@ TEST_CASE("a worker of one queue cannot touch another queue's keys or run its ow
         {"HSET", own.meta, "values", "x"},
         {"HINCRBY", own.stats, "completed", "1"},
         {"RPUSH", own.window, "garbage"},
+        // The secret that signs its queue's tokens (claim: redis): with it, a made-up task
+        // would pass for one a dispatcher issued.
+        {"GET", own.secret},
+        {"GETRANGE", own.secret, "0", "-1"},
+        {"SET", own.secret, std::string(64, '0')},
+        {"DEL", own.secret},
+        {"EVALSHA", complete, "2", own.secret, own.done, "1:a", "1:a ok"},
         // Its own lists, other than by the protocol.
         {"DEL", own.done},
         {"SET", own.ready, "not a list"},

@@ -141,6 +141,7 @@ public:
         return found;
     }
     std::vector<std::string> held_all() override { return {}; }
+    std::string token_secret() override { return std::string(64, 'a'); }
     void add_stats(const StatsDelta&) override {}
     void offer_standby() override {}
     ShardLeaders shard_leaders() override { return {}; }

@@ -41,6 +41,7 @@ Keys keys_for(std::string_view queue) {
     k.key_limits = k.prefix + "key_limits";
     k.leader = k.prefix + "leader";
     k.epoch = k.prefix + "epoch";
+    k.secret = k.prefix + "secret";
     k.nudge = k.prefix + "nudge";
     k.key_gauges = k.prefix + "key_gauges";
     return k;

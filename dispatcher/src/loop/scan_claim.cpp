@@ -29,7 +29,7 @@ void ScanClaim::on_lead(RedisSide& redis, bool leading, bool took_free, const st
         if (!took_free && !relearn_ && unsure_.empty()) return;
         if (!unsure_.empty()) in_flight_.drop_unless_held(unsure_, redis.held(unsure_));
         unsure_.clear();
-        in_flight_.learn(redis.held_all(), now + queue_.lease);
+        in_flight_.learn(held_issued(redis), now + queue_.lease);
         relearn_ = false;
         if (data_lost) {
             spdlog::warn(
@@ -39,7 +39,7 @@ void ScanClaim::on_lead(RedisSide& redis, bool leading, bool took_free, const st
         }
         return;
     }
-    in_flight_.learn(redis.held_all(), now + queue_.lease);
+    in_flight_.learn(held_issued(redis), now + queue_.lease);
     relearn_ = false;
     next_audit_ = now + lease_look_interval(queue_);
     spdlog::info("queue {}: {} tasks in flight", queue_.label(), in_flight_.size());
@@ -51,6 +51,31 @@ void ScanClaim::on_lead(RedisSide& redis, bool leading, bool took_free, const st
             "nothing for one lease ({}), while tasks pushed before may still run",
             queue_.label(), format_duration(queue_.lease));
     }
+}
+
+std::vector<std::string> ScanClaim::held_issued(RedisSide& redis) {
+    // Read again at every look: after Redis lost its data the first leader writes a new one.
+    mac_.emplace(queue_.name, redis.token_secret());
+    auto held = redis.held_all();
+    std::size_t forged = 0;
+    std::string first;
+    const auto kept = std::remove_if(held.begin(), held.end(), [&](const std::string& message) {
+        std::string error;
+        const auto task = protocol::parse_ready(message, error);
+        if (task && mac_->verifies(task->id, task->token)) return false;
+        if (forged++ == 0) first = message;
+        return true;
+    });
+    held.erase(kept, held.end());
+    if (forged > 0) {
+        spdlog::warn(
+            "queue {}: {} tasks and reports held in Redis carry a token no dispatcher of this "
+            "queue issued (made up by a worker, or issued before Redis lost its data and its "
+            "secret); not in flight: their reports are stale, their rows claimed as any other; "
+            "first: {}",
+            queue_.label(), forged, log_text(first, 200));
+    }
+    return held;
 }
 
 void ScanClaim::on_push_unknown() {
@@ -115,7 +140,7 @@ std::int64_t ScanClaim::before_claim(RedisSide& redis, std::int64_t,
 
 const std::vector<ClaimedRow>& ScanClaim::claim(std::int64_t capacity) {
     rows_.clear();
-    if (Clock::now() < wait_out_until_) return rows_;
+    if (Clock::now() < wait_out_until_ || !mac_) return rows_;
     const auto wanted = static_cast<std::size_t>(capacity);
     // Rows whose retry delay passed first: behind the scan, they would wait for a sweep.
     rows_ = store_->scan_retried(capacity, in_flight_);
@@ -142,6 +167,7 @@ const std::vector<ClaimedRow>& ScanClaim::claim(std::int64_t capacity) {
         if (swept || Clock::now() < next_sweep_) break;
         store_->rescan_from_start();
     }
+    for (auto& row : rows_) row.token = mac_->seal(row.id, row.token);
     return rows_;
 }
 

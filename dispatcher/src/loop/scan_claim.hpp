@@ -10,12 +10,19 @@
 // for their lease). A dispatcher that takes the lead without that knowledge after Redis lost
 // its data (the queue's epoch changed, RedisSide::Lead) cannot tell which rows were in flight:
 // it claims nothing for one lease.
+// Every token it issues carries a MAC (TokenMac) keyed with the queue's secret, so that what
+// it learns from Redis, which workers can write, is only what a dispatcher issued: a task or
+// report made up by a worker is not taken as in flight, and its outcome is stale.
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "rowpump/dispatcher/loop/claim_path.hpp"
 #include "rowpump/dispatcher/loop/in_flight.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
+#include "rowpump/dispatcher/loop/token_mac.hpp"
 #include "rowpump/dispatcher/mysql/scan_store.hpp"
 
 namespace rowpump {
@@ -26,7 +33,7 @@ public:
 
     void open(MysqlSession& session) override { store_ = std::make_unique<ScanStore>(session); }
     void close() override { store_.reset(); }
-    OutcomeRules outcome_rules() const override { return {false, true}; }
+    OutcomeRules outcome_rules() const override { return {false, true, true}; }
 
     // Learns what is in flight as a new leader; a dispatcher that does not lead, or that found
     // its lock free, forgets it.
@@ -57,7 +64,11 @@ public:
     std::vector<std::string> statements(const QueueSql& sql) const override;
 
 private:
+    // Reads the queue's secret, then what Redis holds: the tasks whose token verifies.
+    std::vector<std::string> held_issued(RedisSide& redis);
+
     const QueueConfig& queue_;
+    std::optional<TokenMac> mac_;  // from the queue's secret, read whenever it learns
     std::unique_ptr<ScanStore> store_;
     InFlight in_flight_;
     std::vector<ClaimedRow> rows_;     // the last claim

@@ -12,6 +12,7 @@
 #include "mysql/row_locks.hpp"
 #include "mysql/statement_rows.hpp"
 #include "rowpump/dispatcher/loop/pacing.hpp"
+#include "rowpump/dispatcher/loop/token_mac.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
 
 namespace rowpump {
@@ -188,7 +189,9 @@ void OutcomeStore::apply_unlocked(const std::vector<protocol::Done>& outcomes,
                 }
                 continue;
             }
-            std::vector<std::string> row{done.task.token, done.task.id};
+            const auto token =
+                rules_.sealed_tokens ? TokenMac::unsealed(done.task.token) : done.task.token;
+            std::vector<std::string> row{std::string(token), done.task.id};
             const int attempt = done.task.attempt;  // the token fences: attempts = attempt - 1
             if (done.verb == Verb::success) {
                 for (const auto& name : sql_.placeholders()) {

@@ -10,6 +10,7 @@
 #include "rowpump/common/duration.hpp"
 #include "rowpump/common/protocol/scripts.hpp"
 #include "rowpump/dispatcher/loop/key_limits.hpp"
+#include "rowpump/dispatcher/loop/token_mac.hpp"
 
 namespace rowpump {
 
@@ -344,6 +345,19 @@ std::vector<std::string> RedisQueue::held(const std::vector<std::string>& messag
 
 std::vector<std::string> RedisQueue::held_all() {
     return look_held({});
+}
+
+std::string RedisQueue::token_secret() {
+    conn_.command({"SET", keys_.secret, TokenMac::fresh_secret(), "NX"});
+    auto secret =
+        conn_.command({"GETRANGE", keys_.secret, "0", std::to_string(TokenMac::kSecretDigits)})
+            .string();
+    if (!TokenMac::valid_secret(secret)) {
+        throw redis::ReplyError(keys_.secret + " holds no token secret (" +
+                                std::to_string(TokenMac::kSecretDigits) +
+                                " hex digits); delete it, and the next leader writes one");
+    }
+    return secret;
 }
 
 std::vector<std::string> RedisQueue::look_held(const std::vector<std::string>& messages) {

@@ -25,7 +25,8 @@ namespace rowpump::testing {
 // ('=' for the token's 16th character).
 inline constexpr const char* kClaimedSql =
     "(rp_token IS NOT NULL AND SUBSTRING(rp_token, 16, 1) <> '=')";
-// The token a row keeps once the outcome of the claim with `token` is applied.
+// The token a row keeps once the outcome of the claim with `token` is applied (with claim:
+// redis, without the MAC at the token's end).
 std::string settled_token(const std::string& token);
 
 // user_block_status plus `runs INT NOT NULL DEFAULT 0`; no bookkeeping columns yet.

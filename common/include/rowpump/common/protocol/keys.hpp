@@ -29,6 +29,9 @@ struct Keys {
     std::string leader;  // string with a TTL: the leading dispatcher's id (common/lua/lead.lua)
     // string: a value the first leader since Redis last lost its data wrote (common/lua/lead.lua)
     std::string epoch;
+    // string: the secret that signs claim: redis tokens, written by the first leader
+    // (dispatcher/include/rowpump/dispatcher/loop/token_mac.hpp); never read by workers
+    std::string secret;
     std::string nudge;  // pub/sub channel: a message wakes the leading dispatcher to claim now
     std::string key_gauges;  // hash: the leader's per-key figures of its top keys (key_gauges.hpp)
 

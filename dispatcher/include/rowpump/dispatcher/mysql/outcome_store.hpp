@@ -25,6 +25,8 @@ struct OutcomeRules {
     // Successes that share their scan batch and values go by primary key
     // (QueueSql::success_by_id), in groups of at least kSuccessByIdMin.
     bool success_by_id = false;
+    // Tokens end with a MAC (TokenMac, claim: redis) the row never sees: taken off first.
+    bool sealed_tokens = false;
 };
 
 class OutcomeStore : public Outcomes {

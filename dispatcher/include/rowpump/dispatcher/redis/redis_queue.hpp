@@ -64,6 +64,10 @@ public:
     std::vector<std::string> held(const std::vector<std::string>& messages) override;
     // Every task held so, as ready messages (for InFlight::load).
     std::vector<std::string> held_all() override;
+    // The queue's token secret: a fresh one is written unless one is there (SET NX, so
+    // dispatchers that race agree), then read back, at most kSecretDigits + 1 bytes of it.
+    // Throws redis::ReplyError when the key holds something else.
+    std::string token_secret() override;
     void add_stats(const StatsDelta& stats) override;
 
     // With shards (shard_balance.hpp): offers this stand-by for its shard, for leader_timeout.

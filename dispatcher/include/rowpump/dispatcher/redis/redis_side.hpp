@@ -107,6 +107,9 @@ public:
     virtual std::int64_t server_time_ms() = 0;
     virtual std::vector<std::string> held(const std::vector<std::string>& messages) = 0;
     virtual std::vector<std::string> held_all() = 0;
+    // The queue's token secret (Keys::secret, TokenMac::valid_secret), written first if there
+    // is none.
+    virtual std::string token_secret() = 0;
     virtual void add_stats(const StatsDelta& stats) = 0;
     virtual void offer_standby() = 0;
     virtual ShardLeaders shard_leaders() = 0;

@@ -41,8 +41,8 @@ Sample run_fairness(Context& ctx, const FairSpec& spec, bool group_by, int rep) 
     // shifts them by the time since, so that they all come due now, as the fleet starts (the
     // noisy key's in its first second, the quiet keys' right after), however long the load
     // and the settling took. A row's due moment is due_at + lag.
-    const std::int64_t lag_us = ctx.db().scalar(
-        "SELECT TIMESTAMPDIFF(MICROSECOND, MIN(due_at), NOW(6)) FROM fair_tasks");
+    const std::int64_t lag_us =
+        ctx.db().scalar("SELECT TIMESTAMPDIFF(MICROSECOND, MIN(due_at), NOW(6)) FROM fair_tasks");
     const std::string lag = "INTERVAL " + std::to_string(lag_us) + " MICROSECOND";
     QueueSpec q = bench_queue();
     q.table = "fair_tasks";
@@ -68,8 +68,7 @@ Sample run_fairness(Context& ctx, const FairSpec& spec, bool group_by, int rep) 
     double workers_cpu = 0;
     fleet.stop(dispatcher, workers_cpu);
 
-    const std::string latency =
-        "TIMESTAMPDIFF(MICROSECOND, due_at + " + lag + ", started_at)";
+    const std::string latency = "TIMESTAMPDIFF(MICROSECOND, due_at + " + lag + ", started_at)";
     const std::string quiet = "tenant_id <> 0 AND started_at IS NOT NULL";
     const std::string noisy = "tenant_id = 0 AND started_at IS NOT NULL";
     auto& db = ctx.db();
@@ -85,8 +84,8 @@ Sample run_fairness(Context& ctx, const FairSpec& spec, bool group_by, int rep) 
     s.values["noisy_started"] = static_cast<double>(noisy_started);
     for (const auto& [name, where, count] :
          {std::tuple{"quiet", quiet, quiet_started}, std::tuple{"noisy", noisy, noisy_started}}) {
-        for (const auto& [p, label] : {std::pair{0.5, "_p50_ms"}, std::pair{0.99, "_p99_ms"},
-                                       std::pair{1.0, "_max_ms"}}) {
+        for (const auto& [p, label] :
+             {std::pair{0.5, "_p50_ms"}, std::pair{0.99, "_p99_ms"}, std::pair{1.0, "_max_ms"}}) {
             s.values[std::string(name) + label] =
                 latency_percentile(db, latency, where, count, p) / 1000.0;
         }
@@ -97,9 +96,9 @@ Sample run_fairness(Context& ctx, const FairSpec& spec, bool group_by, int rep) 
     s.values["noisy_before_last_quiet"] =
         quiet_started == 0
             ? static_cast<double>(noisy_started)
-            : static_cast<double>(db.scalar(
-                  "SELECT COUNT(*) FROM fair_tasks WHERE tenant_id = 0 AND started_at < "
-                  "(SELECT MAX(started_at) FROM fair_tasks WHERE tenant_id <> 0)"));
+            : static_cast<double>(
+                  db.scalar("SELECT COUNT(*) FROM fair_tasks WHERE tenant_id = 0 AND started_at < "
+                            "(SELECT MAX(started_at) FROM fair_tasks WHERE tenant_id <> 0)"));
     s.values["dispatcher_cpu_s"] = dispatcher.cpu_seconds();
     s.values["workers_cpu_s"] = workers_cpu;
     s.values["mysql_cpu_s"] = cpu_after.mysql - cpu_before.mysql;
@@ -109,8 +108,8 @@ Sample run_fairness(Context& ctx, const FairSpec& spec, bool group_by, int rep) 
 
     std::ostringstream line;
     line << std::fixed << std::setprecision(1);
-    line << "fair " << config << " rep " << rep << ": " << completed << "/" << rows
-         << " tasks in " << seconds << " s = " << std::setprecision(0) << s.values["tasks_per_s"]
+    line << "fair " << config << " rep " << rep << ": " << completed << "/" << rows << " tasks in "
+         << seconds << " s = " << std::setprecision(0) << s.values["tasks_per_s"]
          << " tasks/s; quiet keys " << quiet_started << " started, due->start p50 "
          << s.values["quiet_p50_ms"] << " ms, p99 " << s.values["quiet_p99_ms"]
          << " ms; noisy key p50 " << s.values["noisy_p50_ms"] << " ms, p99 "

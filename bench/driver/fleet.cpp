@@ -52,12 +52,12 @@ std::unique_ptr<ChildProcess> start_worker(Context& ctx, const std::string& sdk,
 }
 
 Fleet::Fleet(Context& ctx, const std::string& config_file, const std::string& log_prefix,
-      int processes, int threads, int batch, const std::string& mode, int handler_ms,
-      int time_limit_s, const std::string& sdk) {
-    dispatcher = std::make_unique<ChildProcess>(
-        std::vector<std::string>{ctx.programs().rowpump, "run", "-c", config_file,
-                                 "--log-level", "warn"},
-        log_to(ctx.path(log_prefix + "-dispatcher.log")));
+             int processes, int threads, int batch, const std::string& mode, int handler_ms,
+             int time_limit_s, const std::string& sdk) {
+    dispatcher =
+        std::make_unique<ChildProcess>(std::vector<std::string>{ctx.programs().rowpump, "run", "-c",
+                                                                config_file, "--log-level", "warn"},
+                                       log_to(ctx.path(log_prefix + "-dispatcher.log")));
     const auto deadline = now_seconds() + 30;
     while (ctx.redis().command({"EXISTS", bench_keys().meta}).integer() == 0) {
         if (!dispatcher->running() || now_seconds() > deadline) {
@@ -70,9 +70,9 @@ Fleet::Fleet(Context& ctx, const std::string& config_file, const std::string& lo
         workers.push_back(start_worker(
             ctx, sdk,
             {"--redis-host", ctx.env().redis_host, "--redis-port",
-             std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads),
-             "--batch", std::to_string(batch), "--handler-ms", std::to_string(handler_ms),
-             "--time-limit", std::to_string(time_limit_s + kWorkerTimeMargin)},
+             std::to_string(ctx.env().redis_port), "--threads", std::to_string(threads), "--batch",
+             std::to_string(batch), "--handler-ms", std::to_string(handler_ms), "--time-limit",
+             std::to_string(time_limit_s + kWorkerTimeMargin)},
             mode, ctx.path(log_prefix + "-worker" + std::to_string(p) + ".log")));
     }
 }
@@ -118,6 +118,5 @@ std::pair<std::int64_t, double> time_until_completed(Context& ctx, Fleet& fleet,
         std::this_thread::sleep_for(kPollEvery);
     }
 }
-
 
 }  // namespace rowpump::bench

@@ -113,9 +113,10 @@ TEST_CASE("without group_by, the noisy key's backlog goes first", "[dispatcher][
 // ceil(250 / 100) = 3 claims, 300 pushes, and its last within 2 x 3 claims, 600 pushes, however
 // large the noisy backlog. No worker runs: the ready list keeps the order of the pushes, up to
 // max_backlog (1,000).
-TEST_CASE("with group_by and more keys than a claim visits, a quiet key waits at most its "
-          "round of the ring",
-          "[dispatcher][group_by]") {
+TEST_CASE(
+    "with group_by and more keys than a claim visits, a quiet key waits at most its "
+    "round of the ring",
+    "[dispatcher][group_by]") {
     constexpr std::int64_t kNoisy = 20000;
     constexpr int kQuietKeys = 249;
     constexpr int kQuietRows = 2;

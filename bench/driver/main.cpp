@@ -240,6 +240,8 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--fair-workers", fair_workers, "the fair phase's workers, PROCESSESxTHREADS");
     app.add_option("--fair-max-backlog", o.fair.max_backlog, "the fair phase's max_backlog");
     app.add_option("--fair-time-limit", o.fair.time_limit_s, "seconds per fair run");
+    app.add_option("--fair-window", o.fair.window_s,
+                   "the fair phase's rates compared: tasks started within this many seconds");
     rowpump::testing::parse_or_exit(app, argc, argv);
     std::tie(o.latency.processes, o.latency.threads) = processes_threads(latency_workers);
     std::tie(o.fair.processes, o.fair.threads) = processes_threads(fair_workers);

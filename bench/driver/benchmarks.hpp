@@ -102,7 +102,8 @@ struct FairSpec {
     std::int64_t max_backlog = 20000;
     int time_limit_s = 900;  // per run
     // The rate compared: tasks started within this many seconds of the rows coming due (a
-    // run with group_by may end at the time limit; this window is the same for both).
+    // run with group_by may end at the time limit; this window is the same for both, unless
+    // a run ends within it: then its own span).
     int window_s = 120;
 };
 // Fair share across keys: `rowpump run` and workers on one table with a noisy key and quiet

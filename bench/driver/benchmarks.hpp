@@ -92,6 +92,28 @@ struct ScrapeSpec {
 // alternating. Records both rates and the median of the per-pair ratios.
 Sample run_scrape(Context& ctx, const ScrapeSpec& spec, int rep);
 
+struct FairSpec {
+    std::int64_t noisy_rows = 1000000;  // key 0's rows, first in order_by
+    int quiet_keys = 99;
+    int quiet_rows = 100;  // per quiet key
+    int processes = 2;     // SDK workers (e2e_worker --mode latency), the SDK's default batch
+    int threads = 4;
+    int batch = 1000;  // the queue's claim batch
+    std::int64_t max_backlog = 20000;
+    int time_limit_s = 900;  // per run
+    // The rate compared: tasks started within this many seconds of the rows coming due (a
+    // run with group_by may end at the time limit; this window is the same for both, unless
+    // a run ends within it: then its own span).
+    int window_s = 120;
+};
+// Fair share across keys: `rowpump run` and workers on one table with a noisy key and quiet
+// keys, every row due as the fleet starts, until every task is completed (or the limit);
+// with `group_by` (tenant_id) or without (config "group_by" / "ordered"). Records the
+// due-to-start latency p50/p99/max of the quiet keys' and the noisy key's tasks (due_at to
+// handler start), the tasks/s end to end (over the run, and over the first `window_s`), and
+// the noisy key's tasks started before the last quiet one.
+Sample run_fairness(Context& ctx, const FairSpec& spec, bool group_by, int rep);
+
 struct ScaleSpec {
     // Table sizes; the smallest is the reference the others are compared with.
     std::vector<std::int64_t> rows{1000000, 10000000};

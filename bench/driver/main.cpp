@@ -6,6 +6,7 @@
 //   rowpump_bench --run-dir DIR [--phases dispatch,e2e,latency,baseline] [--reps 3] ...
 //   rowpump_bench --run-dir DIR --phases scale [--scale-rows 1000000,10000000] ...
 //   rowpump_bench --run-dir DIR --phases scrape [--reps 3] ...
+//   rowpump_bench --run-dir DIR --phases fair [--reps 3] [--fair-noisy-rows 1000000] ...
 
 #include <sys/stat.h>
 
@@ -46,6 +47,7 @@ struct Options {
     ScaleSpec scale;
     std::string scale_workers = "4x8";
     ScrapeSpec scrape;
+    FairSpec fair;
 };
 
 bool has(const std::vector<std::string>& list, const std::string& item) {
@@ -151,6 +153,14 @@ void run_scale_phase(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) run_scale(ctx, spec, rep);
 }
 
+// Without and with group_by in turn, so the rate ratio comes from the same minutes.
+void run_fair_phase(Context& ctx, const Options& o) {
+    for (int rep = 1; rep <= o.reps; ++rep) {
+        run_fairness(ctx, o.fair, false, rep);
+        run_fairness(ctx, o.fair, true, rep);
+    }
+}
+
 void run_scrape_phase(Context& ctx, const Options& o) {
     for (int rep = 1; rep <= o.reps; ++rep) run_scrape(ctx, o.scrape, rep);
 }
@@ -158,6 +168,7 @@ void run_scrape_phase(Context& ctx, const Options& o) {
 Options parse_options(int argc, char** argv) {
     Options o;
     std::string latency_workers = "2x4";
+    std::string fair_workers = "2x4";
     CLI::App app{"rowpump benchmarks (see docs/benchmarks.md)"};
     app.add_option("--run-dir", o.run_dir, "configs, logs and results go here")->required();
     app.add_option("--rowpump", o.rowpump, "the rowpump executable to measure");
@@ -222,8 +233,18 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--scrape-batch", o.scrape.batch, "the scrape phase's dispatch batch");
     app.add_option("--scrape-pairs", o.scrape.pairs,
                    "quiet and scraped phases per repetition (the median ratio is reported)");
+    app.add_option("--fair-noisy-rows", o.fair.noisy_rows,
+                   "the fair phase's noisy key: due rows first in order_by");
+    app.add_option("--fair-quiet-keys", o.fair.quiet_keys, "the fair phase's quiet keys");
+    app.add_option("--fair-quiet-rows", o.fair.quiet_rows, "rows per quiet key");
+    app.add_option("--fair-workers", fair_workers, "the fair phase's workers, PROCESSESxTHREADS");
+    app.add_option("--fair-max-backlog", o.fair.max_backlog, "the fair phase's max_backlog");
+    app.add_option("--fair-time-limit", o.fair.time_limit_s, "seconds per fair run");
+    app.add_option("--fair-window", o.fair.window_s,
+                   "the fair phase's rates compared: tasks started within this many seconds");
     rowpump::testing::parse_or_exit(app, argc, argv);
     std::tie(o.latency.processes, o.latency.threads) = processes_threads(latency_workers);
+    std::tie(o.fair.processes, o.fair.threads) = processes_threads(fair_workers);
     return o;
 }
 
@@ -246,6 +267,7 @@ int main(int argc, char** argv) try {
     if (has(o.phases, "latency")) run_latency_phase(ctx, o);
     if (has(o.phases, "scale")) run_scale_phase(ctx, o);
     if (has(o.phases, "scrape")) run_scrape_phase(ctx, o);
+    if (has(o.phases, "fair")) run_fair_phase(ctx, o);
 
     const std::string summary = markdown_summary(ctx.samples(), Targets{});
     std::ofstream(ctx.path("summary.md")) << summary;

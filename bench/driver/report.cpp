@@ -310,6 +310,52 @@ std::string markdown_summary(const std::vector<Sample>& samples, const Targets& 
         md << "\n";
     }
 
+    const auto fair = by_config(samples, "fair");
+    if (!fair.empty()) {
+        md << "### Fair share across keys: a noisy key and quiet keys, end to end (median of "
+              "runs)\n\n"
+           << "| config | quiet keys' due->start p50 ms | p99 ms | max ms | quiet tasks started "
+              "| noisy key's p50 ms | p99 ms | noisy tasks started before the last quiet one "
+              "| tasks/s in the window | runs | tasks/s over the run | runs | finished |\n"
+           << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|\n";
+        for (const auto& [c, g] : fair) {
+            md << "| " << c << " | " << thousands(median_of(g, "quiet_p50_ms")) << " | "
+               << thousands(median_of(g, "quiet_p99_ms")) << " | "
+               << thousands(median_of(g, "quiet_max_ms")) << " | "
+               << thousands(median_of(g, "quiet_started")) << " | "
+               << thousands(median_of(g, "noisy_p50_ms")) << " | "
+               << thousands(median_of(g, "noisy_p99_ms")) << " | "
+               << thousands(median_of(g, "noisy_before_last_quiet")) << " | "
+               << thousands(median_of(g, "window_tasks_per_s")) << " | "
+               << runs(g, "window_tasks_per_s") << " | " << thousands(median_of(g, "tasks_per_s"))
+               << " | " << runs(g, "tasks_per_s") << " | " << finished_count(g) << "/" << g.size()
+               << " |\n";
+        }
+        // The rate ratio per repetition: each pair ran back to back.
+        if (fair.count("ordered") && fair.count("group_by")) {
+            for (const std::string rate : {"window_tasks_per_s", "tasks_per_s"}) {
+                std::vector<double> ratios;
+                std::string pairs;
+                for (const auto* grouped : fair.at("group_by")) {
+                    for (const auto* ordered : fair.at("ordered")) {
+                        if (ordered->rep != grouped->rep) continue;
+                        const double r = grouped->values.at(rate) / ordered->values.at(rate);
+                        ratios.push_back(r);
+                        pairs += (pairs.empty() ? "" : " / ") + fixed(r, 2);
+                    }
+                }
+                md << "\ngroup_by / ordered, "
+                   << (rate == "tasks_per_s"
+                           ? "tasks/s over the run"
+                           : "tasks started in the window (the first " +
+                                 fixed(median_of(fair.at("ordered"), "window_s"), 0) + " s)")
+                   << ", per repetition: " << pairs << "; median **" << fixed(median(ratios), 2)
+                   << "**.\n";
+            }
+        }
+        md << "\n";
+    }
+
     const Growth dispatch_growth =
         scale_table(md, samples, "dispatch_scale", "How cost grows: dispatch (`rowpump run` alone)",
                     "rows_per_s", "max_rss_mb", "rows_moved");

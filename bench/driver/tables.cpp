@@ -91,4 +91,24 @@ void schedule_timed_rows(testing::MysqlClient& db, std::int64_t rows, double rat
             std::to_string(step_us) + ") MICROSECOND FROM seq_1_to_" + std::to_string(rows));
 }
 
+void create_fair_table(testing::MysqlClient& db, std::int64_t noisy, int quiet_keys, int quiet_rows,
+                       const BookkeepingIndexes& indexes) {
+    recreate(db, "fair_tasks",
+             "id BIGINT PRIMARY KEY, tenant_id INT NOT NULL, status TINYINT NOT NULL DEFAULT 0, "
+             "due_at DATETIME(6) NOT NULL, started_at DATETIME(6) NULL, "
+             "KEY by_due (status, due_at), KEY by_tenant (tenant_id, due_at)",
+             indexes);
+    db.exec("SET @fair_loaded = NOW(6)");
+    db.exec(
+        "INSERT INTO fair_tasks (id, tenant_id, due_at) SELECT seq, 0, "
+        "@fair_loaded + INTERVAL seq MICROSECOND FROM seq_1_to_" +
+        std::to_string(noisy));
+    const std::string n = std::to_string(noisy);
+    db.exec("INSERT INTO fair_tasks (id, tenant_id, due_at) SELECT " + n +
+            " + seq, 1 + (seq - 1) % " + std::to_string(quiet_keys) +
+            ", @fair_loaded + INTERVAL (" + n + " + seq) MICROSECOND FROM seq_1_to_" +
+            std::to_string(static_cast<std::int64_t>(quiet_keys) * quiet_rows));
+    db.rows("ANALYZE TABLE fair_tasks PERSISTENT FOR ALL");  // a result set: read it
+}
+
 }  // namespace rowpump::bench

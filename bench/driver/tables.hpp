@@ -40,4 +40,11 @@ void create_timed_table(testing::MysqlClient& db, const BookkeepingIndexes& inde
 // `lead_ms` after the insert, by the DB clock.
 void schedule_timed_rows(testing::MysqlClient& db, std::int64_t rows, double rate, int lead_ms);
 
+// fair_tasks(id PK, tenant_id, status, due_at DATETIME(6), started_at DATETIME(6),
+// KEY by_due (status, due_at), KEY by_tenant (tenant_id, due_at)): `noisy` rows of key 0
+// (ids 1..noisy) first in due_at order, then `quiet_keys` x `quiet_rows` rows of keys
+// 1..quiet_keys taking turns; due_at from NOW(6) at the load on, 1 us apart.
+void create_fair_table(testing::MysqlClient& db, std::int64_t noisy, int quiet_keys, int quiet_rows,
+                       const BookkeepingIndexes& indexes);
+
 }  // namespace rowpump::bench

@@ -105,6 +105,58 @@ TEST_CASE("without group_by, the noisy key's backlog goes first", "[dispatcher][
     CHECK(quiet_positions(bed, kNoisy).empty());
 }
 
+// More keys than one claim visits: the bound of docs/fairness.md. A claim visits up to
+// min(100, its capacity) keys of the ring, from where the last one stopped, so a key with due
+// rows is visited at least once every ceil(keys / min(100, capacity)) claims and gives at
+// least one row per visit. 250 keys (the noisy key 0 with 20,000 rows first in order_by, 249
+// quiet keys with 2 rows each), batch 100: every quiet key's first row is pushed within
+// ceil(250 / 100) = 3 claims, 300 pushes, and its last within 2 x 3 claims, 600 pushes, however
+// large the noisy backlog. No worker runs: the ready list keeps the order of the pushes, up to
+// max_backlog (1,000).
+TEST_CASE(
+    "with group_by and more keys than a claim visits, a quiet key waits at most its "
+    "round of the ring",
+    "[dispatcher][group_by]") {
+    constexpr std::int64_t kNoisy = 20000;
+    constexpr int kQuietKeys = 249;
+    constexpr int kQuietRows = 2;
+    TestBed bed;
+    MysqlClient db = bed.db();
+    seed_tenants(db, kNoisy, kQuietKeys, kQuietRows);
+    auto queue = grouped_queue(1000);
+    queue.batch = 100;
+    const std::string config = bed.write_config({queue});
+    migrate_apply(config);
+    auto dispatcher = bed.start_dispatcher(config);
+    auto redis = bed.redis_client();
+    REQUIRE(eventually(60s, [&] { return list_length(redis, ready_key("tenants")) == 1000; }));
+
+    const auto tasks = parse_ready_all(list_all(redis, ready_key("tenants")));
+    std::map<int, std::vector<std::size_t>> positions;  // quiet key -> its rows' positions
+    std::size_t noisy_pushed = 0;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const auto id = std::stoll(tasks[i].id);
+        if (id <= kNoisy) {
+            ++noisy_pushed;
+            continue;
+        }
+        positions[1 + static_cast<int>((id - kNoisy - 1) % kQuietKeys)].push_back(i + 1);
+    }
+    REQUIRE(positions.size() == kQuietKeys);
+    std::size_t latest_first = 0, latest_last = 0;
+    for (const auto& [key, at] : positions) {
+        INFO("quiet key " << key << " at " << ::Catch::Detail::stringify(at));
+        REQUIRE(at.size() == kQuietRows);
+        latest_first = std::max(latest_first, at.front());
+        latest_last = std::max(latest_last, at.back());
+    }
+    INFO("latest first row of a quiet key at " << latest_first << ", latest last row at "
+                                               << latest_last);
+    CHECK(latest_first <= 300);
+    CHECK(latest_last <= 600);
+    CHECK(noisy_pushed > 0);  // the noisy key was visited too: a share, not a starvation
+}
+
 // concurrency_per_key: 2, 16 handler threads, a noisy key with 120 rows and 4 keys with 10:
 // the handlers' own ledger (who ran at once, per key) never shows a key with more than 2
 // handlers at a time, and every row completes.

@@ -4,6 +4,7 @@
 // list's on a session of their own, so that they run beside a claim, and those of tasks taken
 // back from dead workers on the claim session.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "rowpump/dispatcher/loop/outcomes.hpp"
 #include "rowpump/dispatcher/mysql/mysql_session.hpp"
+#include "rowpump/dispatcher/sql/dialect.hpp"
 
 namespace rowpump {
 
@@ -57,12 +59,22 @@ private:
     std::int64_t update_by_id(const std::vector<const std::vector<std::string>*>& rows);
     // How many of `rows` (token, id, ...) hold the settled token of their claim.
     std::int64_t count_settled(const std::vector<std::vector<std::string>>& rows);
-    // In one transaction: locks the outcomes' rows (RowLocks) and applies those whose row it
-    // holds; the others are listed in `counts.locked` (another transaction holds the row) or
-    // counted stale (the row is gone).
-    void apply_unlocked(const std::vector<protocol::Done>& outcomes, AppliedCounts& counts);
+    // In one transaction: with `lock_first`, locks the outcomes' rows (RowLocks) and applies
+    // those whose row it holds; the others are listed in `counts.locked` (another transaction
+    // holds the row) or counted stale (the row is gone). Without, writes to every row at once,
+    // and a row another transaction holds fails the batch (writes_without_wait_).
+    void apply_batch(const std::vector<protocol::Done>& outcomes, bool lock_first,
+                     AppliedCounts& counts);
+    // Whether the next batch locks its rows first: always on MySQL, and for kLockFirstFor
+    // after a batch met a row another transaction holds.
+    bool lock_first() const;
 
     MysqlSession& session_;
+    const Dialect dialect_;
+    // The outcome writes fail at once on a row another transaction holds (MariaDB), so that a
+    // batch can skip the locking read and fall back to it only when a row is held.
+    const bool writes_without_wait_;
+    std::chrono::steady_clock::time_point lock_first_until_{};
     std::unique_ptr<RowLocks> row_locks_;
     const QueueConfig& queue_;
     const QueueSql& sql_;

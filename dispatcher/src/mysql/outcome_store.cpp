@@ -68,12 +68,11 @@ std::string OutcomeStore::outcome_sql(RowUpdate kind, std::size_t rows) const {
 }
 
 sql::PreparedStatement& OutcomeStore::outcome_statement(RowUpdate kind, std::size_t rows) {
-    auto& stmt = outcome_statements_[{kind, rows}];
+    const bool without_wait = without_wait_ && kind != RowUpdate::settled;
+    auto& stmt = outcome_statements_[{kind, rows, without_wait}];
     if (!stmt) {
         const auto text = outcome_sql(kind, rows);
-        stmt = session_.prepare(writes_without_wait_ && kind != RowUpdate::settled
-                                    ? dialect_.without_lock_wait(text)
-                                    : text);
+        stmt = session_.prepare(without_wait ? dialect_.without_lock_wait(text) : text);
     }
     return *stmt;
 }
@@ -153,10 +152,10 @@ std::int64_t OutcomeStore::update_by_id(const std::vector<const std::vector<std:
     }
     std::int64_t total = 0;
     for_each_statement(rows.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
-        auto& stmt = success_by_id_statements_[size];
+        auto& stmt = success_by_id_statements_[{size, without_wait_}];
         if (!stmt) {
             const auto text = sql_.success_by_id(size);
-            stmt = session_.prepare(writes_without_wait_ ? dialect_.without_lock_wait(text) : text);
+            stmt = session_.prepare(without_wait_ ? dialect_.without_lock_wait(text) : text);
         }
         const auto row = [&](std::size_t i) -> const auto& {
             return *rows[start + std::min(i, n - 1)];
@@ -183,8 +182,9 @@ AppliedCounts OutcomeStore::apply(const std::vector<protocol::Done>& outcomes) {
         counts = {};
         if (!lock_first()) {
             // Most batches meet no row another transaction holds: then the writes alone do
-            // what the locking read and the writes would. A held row fails the batch at once
-            // (without_lock_wait), which is rolled back and applied again, locking first.
+            // what the locking read and the writes would. A held row the writes read fails
+            // the batch at once (without_lock_wait), which is rolled back and applied again,
+            // locking first.
             try {
                 apply_batch(outcomes, false, counts);
                 return;
@@ -203,6 +203,7 @@ AppliedCounts OutcomeStore::apply(const std::vector<protocol::Done>& outcomes) {
 
 void OutcomeStore::apply_batch(const std::vector<protocol::Done>& outcomes, bool lock_first,
                                AppliedCounts& counts) {
+    without_wait_ = !lock_first;
     std::unique_ptr<sql::Statement> tx(session_.connection().createStatement());
     tx->execute("START TRANSACTION");
     try {

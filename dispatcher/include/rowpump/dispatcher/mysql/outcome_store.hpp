@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rowpump/dispatcher/loop/outcomes.hpp"
@@ -79,9 +80,16 @@ private:
     const QueueConfig& queue_;
     const QueueSql& sql_;
     const OutcomeRules rules_;
-    std::map<std::pair<RowUpdate, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
+    // The batch being applied writes without the locking read: its writes fail at once on a
+    // held row. The batches that lock first write with the session's lock wait, as a write
+    // that reads past a row another transaction holds (a scan of a small table) reads its
+    // last committed version then, and fails at once without it.
+    bool without_wait_ = false;
+    // By kind and size, and whether they write without waiting.
+    std::map<std::tuple<RowUpdate, std::size_t, bool>, std::unique_ptr<sql::PreparedStatement>>
         outcome_statements_;
-    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> success_by_id_statements_;
+    std::map<std::pair<std::size_t, bool>, std::unique_ptr<sql::PreparedStatement>>
+        success_by_id_statements_;
     std::mt19937_64 random_;
 };
 

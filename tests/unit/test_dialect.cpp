@@ -73,6 +73,13 @@ TEST_CASE("the due count gives up after due_count.timeout in each dialect", "[di
     CHECK(kMysql.statement_timeout_error() == 3024);
 }
 
+TEST_CASE("outcome writes fail at once on a locked row on MariaDB; MySQL has no such statement",
+          "[dialect]") {
+    CHECK(Dialect::mariadb().without_lock_wait("UPDATE `jobs` SET `a` = 1") ==
+          "SET STATEMENT innodb_lock_wait_timeout = 0 FOR\nUPDATE `jobs` SET `a` = 1");
+    CHECK(kMysql.without_lock_wait("UPDATE `jobs` SET `a` = 1").empty());
+}
+
 TEST_CASE("migrate's columns: IF NOT EXISTS on MariaDB, only the missing ones on MySQL 8",
           "[dialect]") {
     const auto config = load("    table: jobs\n    id: id\n    due: \"1\"\n");

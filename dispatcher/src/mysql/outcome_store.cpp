@@ -14,6 +14,7 @@
 #include "rowpump/dispatcher/loop/pacing.hpp"
 #include "rowpump/dispatcher/loop/token_mac.hpp"
 #include "rowpump/dispatcher/mysql/mysql_errors.hpp"
+#include "rowpump/dispatcher/mysql/server_dialect.hpp"
 
 namespace rowpump {
 
@@ -22,6 +23,11 @@ namespace {
 // Smaller groups of equal successes are joined with the rest: a statement per group would
 // cost more than it saves.
 constexpr std::size_t kSuccessByIdMin = 16;
+
+// After a batch met a row another transaction holds, the batches lock their rows first for
+// this long: the row's outcome is tried again each cycle, and while the row stays held a batch
+// that wrote without the locking read would fail on it each time.
+constexpr std::chrono::seconds kLockFirstFor{5};
 
 }  // namespace
 
@@ -36,6 +42,8 @@ AppliedCounts& AppliedCounts::operator+=(const AppliedCounts& o) {
 
 OutcomeStore::OutcomeStore(MysqlSession& session, OutcomeRules rules)
     : session_(session),
+      dialect_(server_dialect(session.connection())),
+      writes_without_wait_(!dialect_.without_lock_wait("UPDATE").empty()),
       row_locks_(std::make_unique<RowLocks>(session)),
       queue_(session.queue()),
       sql_(session.sql()),
@@ -61,8 +69,12 @@ std::string OutcomeStore::outcome_sql(RowUpdate kind, std::size_t rows) const {
 }
 
 sql::PreparedStatement& OutcomeStore::outcome_statement(RowUpdate kind, std::size_t rows) {
-    auto& stmt = outcome_statements_[{kind, rows}];
-    if (!stmt) stmt = session_.prepare(outcome_sql(kind, rows));
+    const bool without_wait = without_wait_ && kind != RowUpdate::settled;
+    auto& stmt = outcome_statements_[{kind, rows, without_wait}];
+    if (!stmt) {
+        const auto text = outcome_sql(kind, rows);
+        stmt = session_.prepare(without_wait ? dialect_.without_lock_wait(text) : text);
+    }
     return *stmt;
 }
 
@@ -141,8 +153,11 @@ std::int64_t OutcomeStore::update_by_id(const std::vector<const std::vector<std:
     }
     std::int64_t total = 0;
     for_each_statement(rows.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
-        auto& stmt = success_by_id_statements_[size];
-        if (!stmt) stmt = session_.prepare(sql_.success_by_id(size));
+        auto& stmt = success_by_id_statements_[{size, without_wait_}];
+        if (!stmt) {
+            const auto text = sql_.success_by_id(size);
+            stmt = session_.prepare(without_wait_ ? dialect_.without_lock_wait(text) : text);
+        }
         const auto row = [&](std::size_t i) -> const auto& {
             return *rows[start + std::min(i, n - 1)];
         };
@@ -158,24 +173,48 @@ std::int64_t OutcomeStore::update_by_id(const std::vector<const std::vector<std:
     return total;
 }
 
+bool OutcomeStore::lock_first() const {
+    return !writes_without_wait_ || std::chrono::steady_clock::now() < lock_first_until_;
+}
+
 AppliedCounts OutcomeStore::apply(const std::vector<protocol::Done>& outcomes) {
     AppliedCounts counts;
     retry_lock_conflicts([&] {
         counts = {};
-        apply_unlocked(outcomes, counts);
+        if (!lock_first()) {
+            // Most batches meet no row another transaction holds: then the writes alone do
+            // what the locking read and the writes would. A held row the writes read fails
+            // the batch at once (without_lock_wait), which is rolled back and applied again,
+            // locking first.
+            try {
+                apply_batch(outcomes, false, counts);
+                return;
+            } catch (const sql::SQLException& e) {
+                if (!is_lock_conflict(e)) throw;
+                counts = {};
+                lock_first_until_ = std::chrono::steady_clock::now() + kLockFirstFor;
+            }
+        }
+        apply_batch(outcomes, true, counts);
+        if (!counts.locked.empty())
+            lock_first_until_ = std::chrono::steady_clock::now() + kLockFirstFor;
     });
     return counts;
 }
 
-void OutcomeStore::apply_unlocked(const std::vector<protocol::Done>& outcomes,
-                                  AppliedCounts& counts) {
+void OutcomeStore::apply_batch(const std::vector<protocol::Done>& outcomes, bool lock_first,
+                               AppliedCounts& counts) {
+    without_wait_ = !lock_first;
     std::unique_ptr<sql::Statement> tx(session_.connection().createStatement());
     tx->execute("START TRANSACTION");
     try {
         std::vector<std::string> ids;
         ids.reserve(outcomes.size());
         for (const auto& done : outcomes) ids.push_back(done.task.id);
-        const auto rows = row_locks_->lock(ids);
+        // Without the locking read, a row that is gone is found by its write changing nothing,
+        // and counted stale as any outcome that does not apply.
+        const auto rows = lock_first ? row_locks_->lock(ids)
+                                     : std::vector<RowLocks::Row>(ids.size(), RowLocks::Row::ours);
         std::vector<std::vector<std::string>> success, retry, dead, extend;
         std::uniform_real_distribution<double> jitter(0.0, 1.0);
         std::int64_t gone = 0;

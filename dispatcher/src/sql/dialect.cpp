@@ -84,6 +84,11 @@ int Dialect::statement_timeout_error() const {
     return is_mariadb() ? 1969 : 3024;
 }
 
+std::string Dialect::without_lock_wait(const std::string& write) const {
+    if (!is_mariadb()) return "";
+    return "SET STATEMENT innodb_lock_wait_timeout = 0 FOR\n" + write;
+}
+
 std::string Dialect::add_columns(const std::string& table,
                                  const std::vector<ColumnDefinition>& columns) const {
     const std::string add = is_mariadb() ? "ADD COLUMN IF NOT EXISTS " : "ADD COLUMN ";

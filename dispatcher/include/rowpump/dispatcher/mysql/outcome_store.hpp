@@ -4,15 +4,18 @@
 // list's on a session of their own, so that they run beside a claim, and those of tasks taken
 // back from dead workers on the claim session.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rowpump/dispatcher/loop/outcomes.hpp"
 #include "rowpump/dispatcher/mysql/mysql_session.hpp"
+#include "rowpump/dispatcher/sql/dialect.hpp"
 
 namespace rowpump {
 
@@ -59,19 +62,36 @@ private:
     std::int64_t update_by_id(const std::vector<const std::vector<std::string>*>& rows);
     // How many of `rows` (token, id, ...) hold the settled token of their claim.
     std::int64_t count_settled(const std::vector<std::vector<std::string>>& rows);
-    // In one transaction: locks the outcomes' rows (RowLocks) and applies those whose row it
-    // holds; the others are listed in `counts.locked` (another transaction holds the row) or
-    // counted stale (the row is gone).
-    void apply_unlocked(const std::vector<protocol::Done>& outcomes, AppliedCounts& counts);
+    // In one transaction: with `lock_first`, locks the outcomes' rows (RowLocks) and applies
+    // those whose row it holds; the others are listed in `counts.locked` (another transaction
+    // holds the row) or counted stale (the row is gone). Without, writes to every row at once,
+    // and a row another transaction holds fails the batch (writes_without_wait_).
+    void apply_batch(const std::vector<protocol::Done>& outcomes, bool lock_first,
+                     AppliedCounts& counts);
+    // Whether the next batch locks its rows first: always on MySQL, and for kLockFirstFor
+    // after a batch met a row another transaction holds.
+    bool lock_first() const;
 
     MysqlSession& session_;
+    const Dialect dialect_;
+    // The outcome writes fail at once on a row another transaction holds (MariaDB), so that a
+    // batch can skip the locking read and fall back to it only when a row is held.
+    const bool writes_without_wait_;
+    std::chrono::steady_clock::time_point lock_first_until_{};
     std::unique_ptr<RowLocks> row_locks_;
     const QueueConfig& queue_;
     const QueueSql& sql_;
     const OutcomeRules rules_;
-    std::map<std::pair<RowUpdate, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
+    // The batch being applied writes without the locking read: its writes fail at once on a
+    // held row. The batches that lock first write with the session's lock wait, as a write
+    // that reads past a row another transaction holds (a scan of a small table) reads its
+    // last committed version then, and fails at once without it.
+    bool without_wait_ = false;
+    // By kind and size, and whether they write without waiting.
+    std::map<std::tuple<RowUpdate, std::size_t, bool>, std::unique_ptr<sql::PreparedStatement>>
         outcome_statements_;
-    std::map<std::size_t, std::unique_ptr<sql::PreparedStatement>> success_by_id_statements_;
+    std::map<std::pair<std::size_t, bool>, std::unique_ptr<sql::PreparedStatement>>
+        success_by_id_statements_;
     std::mt19937_64 random_;
 };
 

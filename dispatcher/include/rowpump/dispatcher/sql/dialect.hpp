@@ -45,6 +45,10 @@ public:
     // The error the server raises for a statement time_limited() gave up: 1969 on MariaDB
     // (ER_STATEMENT_TIMEOUT), 3024 on MySQL (ER_QUERY_TIMEOUT).
     int statement_timeout_error() const;
+    // `write`, an UPDATE, made to fail at once with a lock wait timeout (error 1205) where it
+    // would wait for a row another transaction holds: MariaDB's SET STATEMENT
+    // innodb_lock_wait_timeout = 0. Empty on MySQL, whose lock waits last a second at least.
+    std::string without_lock_wait(const std::string& write) const;
 
     // Adds `columns` to `table` (both unquoted) without copying the table (ALGORITHM=INSTANT).
     // MariaDB: ADD COLUMN IF NOT EXISTS, so the statement is harmless to run twice. MySQL has

@@ -160,3 +160,70 @@ TEST_CASE("concurrency_per_key is never exceeded, by the handlers' own ledger",
     CHECK(most[0] == 2);  // the limit was reached, not merely never tested
     CHECK(ran >= kNoisy + 40);
 }
+
+// The key ring's listing costs one index dive per key, whatever the statistics: 10 keys and
+// the NULL key over 200,000 rows, bulk-loaded with no ANALYZE into a table whose persistent
+// statistics are those of the empty table (with them MariaDB 10.11 ran the GROUP BY listing
+// as a scan of the whole key index, 200,000 rows). Read from the server: every statement the
+// dispatcher ran, with the rows it examined, in the slow log (long_query_time 0). The listing's
+// statements are the key dives (or a GROUP BY over the key, what the listing was before), and they
+// examine about a row per key per listing. Every key's rows, the NULL key's too, reach the ready
+// list.
+TEST_CASE("the key listing examines about one row per key, with few keys over many rows",
+          "[dispatcher][group_by]") {
+    constexpr int kKeys = 10;  // and the NULL key
+    TestBed bed;
+    MysqlClient db = bed.db();
+    db.exec(
+        "CREATE TABLE user_block_status (user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL "
+        "DEFAULT 0, updated_time DATETIME(3) NOT NULL, tenant INT NULL, KEY (updated_time), "
+        "KEY tenant_order (tenant, updated_time)) ENGINE=InnoDB STATS_PERSISTENT=1 "
+        "STATS_AUTO_RECALC=0");
+    db.exec("SET GLOBAL log_output = 'TABLE'");
+    db.exec("SET GLOBAL long_query_time = 0");
+    db.exec("SET GLOBAL slow_query_log = 1");
+    db.exec("TRUNCATE mysql.slow_log");
+    const std::string config = bed.write_config({grouped_queue(110)});
+    // The statistics stay those of the empty table (no recalculation after the load), as
+    // right after a bulk load into a new table.
+    migrate_apply(config);
+    db.rows("ANALYZE TABLE user_block_status");
+    db.exec(
+        "INSERT INTO user_block_status (user_id, updated_time, tenant) SELECT seq, "
+        "NOW(3) - INTERVAL 1 DAY + INTERVAL seq * 100 MICROSECOND, "
+        "NULLIF(seq % 11, 10) FROM seq_1_to_200000");
+    {
+        auto dispatcher = bed.start_dispatcher(config);
+        auto redis = bed.redis_client();
+        REQUIRE(eventually(30s, [&] { return list_length(redis, ready_key("tenants")) == 110; }));
+    }
+    db.exec("SET GLOBAL slow_query_log = 0");
+
+    // Every key's rows were claimed: ids of key k are those with id % 11 == k (10: NULL).
+    auto redis = bed.redis_client();
+    std::map<int, int> by_key;
+    for (const auto& task : parse_ready_all(list_all(redis, ready_key("tenants"))))
+        ++by_key[static_cast<int>(std::stoll(task.id) % 11)];
+    std::string counts;
+    for (const auto& [key, rows] : by_key)
+        counts += std::to_string(key) + ": " + std::to_string(rows) + " ";
+    INFO("ready rows by id % 11: " << counts);
+    CHECK(by_key.size() == kKeys + 1);
+
+    const std::string listing =
+        "FROM mysql.slow_log WHERE sql_text LIKE 'SELECT MIN(`tenant`)%' "
+        "OR sql_text LIKE 'SELECT 1 FROM % WHERE `tenant` IS NULL LIMIT 1' "
+        "OR sql_text LIKE 'SELECT `tenant` FROM % GROUP BY `tenant` ORDER BY `tenant`%'";
+    const std::string listings_started =
+        "FROM mysql.slow_log WHERE sql_text LIKE 'SELECT 1 FROM % WHERE `tenant` IS NULL%' "
+        "OR (sql_text LIKE 'SELECT `tenant` FROM % GROUP BY `tenant` ORDER BY `tenant`%' "
+        "AND sql_text NOT LIKE '% > %')";
+    const auto listings = db.scalar("SELECT COUNT(*) " + listings_started);
+    const auto examined = db.scalar("SELECT COALESCE(SUM(rows_examined), 0) " + listing);
+    const auto most = db.scalar("SELECT COALESCE(MAX(rows_examined), 0) " + listing);
+    INFO("listings " << listings << ", rows examined by the listing statements " << examined
+                     << ", most by one " << most);
+    REQUIRE(listings >= 1);
+    CHECK(examined <= listings * (kKeys + 1 + 4));
+    CHECK(most <= kKeys + 1 + 4);
+}

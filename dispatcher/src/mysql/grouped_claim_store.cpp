@@ -29,15 +29,24 @@ GroupKey key_at(sql::ResultSet& rs, unsigned column) {
 }  // namespace
 
 void ClaimStore::list_keys() {
+    // One index dive per key (QueueSql::key_after): a page costs its keys, not the rows.
     const auto& after = ring_.listing_after();
-    const bool from_start = !after || !*after;
-    auto& stmt = from_start ? *list_keys_ : *list_keys_after_;
-    const unsigned index = 1;
-    if (!from_start) stmt.setString(index, **after);
-    std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
     std::vector<GroupKey> keys;
-    keys.reserve(rs->rowsCount());
-    while (rs->next()) keys.push_back(key_at(*rs, 1));
+    std::optional<std::string> last;
+    if (!after || !*after) {
+        std::unique_ptr<sql::ResultSet> rs(null_key_->executeQuery());
+        if (rs->next()) keys.emplace_back();
+    } else {
+        last = **after;
+    }
+    while (keys.size() < QueueSql::kKeyRingPage) {
+        auto& stmt = last ? *key_after_ : *first_key_;
+        if (last) stmt.setString(1, *last);
+        std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
+        if (!rs->next() || rs->isNull(1)) break;
+        last = rs->getString(1);
+        keys.emplace_back(*last);
+    }
     ring_.listed(std::move(keys));
 }
 

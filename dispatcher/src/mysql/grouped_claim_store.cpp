@@ -154,8 +154,11 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
     for (int statement = 0; statement < kGroupedStatements && taken < limit; ++statement) {
         if (ring_.wants_listing()) {
             if (listed) break;  // the ring went round in this claim
-            // A ring that holds every key goes round again without a listing for poll.max.
+            // A ring that holds every key goes round again without a listing for poll.max,
+            // and while every key is held back by its rate, until the first may take a row.
             const auto now = std::chrono::steady_clock::now();
+            if (const auto held = ring_.all_held_until(now))
+                next_listing_ = std::max(next_listing_, *held);
             if (now < next_listing_ && ring_.rewind()) {
                 listed = true;  // at most one round per claim all the same
             } else {

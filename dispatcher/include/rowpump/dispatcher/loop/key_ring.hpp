@@ -86,9 +86,8 @@ public:
               bool keep_cursors, TimePoint idle_until);
 
     // When the page holds every key of the table (listed from the first key, and short): goes
-    // round it again without listing it, and returns true. Listing
-    // costs a loose index scan, or a full index scan when the optimizer's statistics say the
-    // keys are nearly unique: ClaimStore lists a whole-table ring at most once per poll.max.
+    // round it again without listing it, and returns true. Listing costs an index dive and
+    // a round trip per key: ClaimStore lists a whole-table ring at most once per poll.max.
     bool rewind();
 
     std::size_t size() const { return keys_.size(); }

@@ -212,3 +212,81 @@ TEST_CASE("concurrency_per_key is never exceeded, by the handlers' own ledger",
     CHECK(most[0] == 2);  // the limit was reached, not merely never tested
     CHECK(ran >= kNoisy + 40);
 }
+
+// The key ring's listing costs one index dive per key, whatever the statistics: `keys` keys
+// and the NULL key over 200,000 rows, bulk-loaded with no ANALYZE into a table whose persistent
+// statistics are those of the empty table. Read from the server: every statement the
+// dispatcher ran, with the rows it examined, in the slow log (long_query_time 0). The
+// listing's statements are the key dives (or a GROUP BY over the key, what the listing was
+// before), and they examine about a row per key per listing. The NULL key's rows reach the
+// ready list (and with 10 keys, every key's).
+namespace {
+
+void check_listing_cost(int keys) {
+    const int mod = keys + 1;  // ids of key k have id % mod == k; id % mod == keys: NULL
+    TestBed bed;
+    MysqlClient db = bed.db();
+    db.exec(
+        "CREATE TABLE user_block_status (user_id BIGINT PRIMARY KEY, status TINYINT NOT NULL "
+        "DEFAULT 0, updated_time DATETIME(3) NOT NULL, tenant INT NULL, KEY (updated_time), "
+        "KEY tenant_order (tenant, updated_time)) ENGINE=InnoDB STATS_PERSISTENT=1 "
+        "STATS_AUTO_RECALC=0");
+    db.exec("SET GLOBAL log_output = 'TABLE'");
+    db.exec("SET GLOBAL long_query_time = 0");
+    db.exec("SET GLOBAL slow_query_log = 1");
+    db.exec("TRUNCATE mysql.slow_log");
+    const std::string config = bed.write_config({grouped_queue(1000000)});
+    // The statistics stay those of the empty table (no recalculation after the load), as
+    // right after a bulk load into a new table.
+    migrate_apply(config);
+    db.rows("ANALYZE TABLE user_block_status");
+    db.exec(
+        "INSERT INTO user_block_status (user_id, updated_time, tenant) SELECT seq, "
+        "NOW(3) - INTERVAL 1 DAY + INTERVAL seq * 100 MICROSECOND, NULLIF(seq % " +
+        std::to_string(mod) + ", " + std::to_string(keys) + ") FROM seq_1_to_200000");
+    const std::string listing =
+        "FROM mysql.slow_log WHERE sql_text LIKE 'SELECT MIN(`tenant`)%' "
+        "OR sql_text LIKE 'SELECT 1 FROM % WHERE `tenant` IS NULL LIMIT 1' "
+        "OR sql_text LIKE 'SELECT `tenant` FROM % GROUP BY `tenant` ORDER BY `tenant`%'";
+    const std::string listings_started =
+        "FROM mysql.slow_log WHERE sql_text LIKE 'SELECT 1 FROM % WHERE `tenant` IS NULL%' "
+        "OR (sql_text LIKE 'SELECT `tenant` FROM % GROUP BY `tenant` ORDER BY `tenant`%' "
+        "AND sql_text NOT LIKE '% > %')";
+    // Several listings (the ring is listed again every poll.max, 100 ms): the prepared
+    // statement's later executions too.
+    {
+        auto dispatcher = bed.start_dispatcher(config);
+        REQUIRE(
+            eventually(60s, [&] { return db.scalar("SELECT COUNT(*) " + listings_started) >= 5; }));
+    }
+    db.exec("SET GLOBAL slow_query_log = 0");
+
+    auto redis = bed.redis_client();
+    std::map<int, int> by_key;
+    for (const auto& task : parse_ready_all(list_all(redis, ready_key("tenants"))))
+        ++by_key[static_cast<int>(std::stoll(task.id) % mod)];
+    INFO("keys with rows in the ready list: " << by_key.size());
+    CHECK(by_key.count(keys) == 1);  // the NULL key
+    if (keys <= 10) CHECK(by_key.size() == static_cast<std::size_t>(mod));
+
+    const auto listings = db.scalar("SELECT COUNT(*) " + listings_started);
+    const auto examined = db.scalar("SELECT COALESCE(SUM(rows_examined), 0) " + listing);
+    const auto most = db.scalar("SELECT COALESCE(MAX(rows_examined), 0) " + listing);
+    INFO(keys << " keys: listings " << listings << ", rows examined by the listing statements "
+              << examined << ", most by one " << most);
+    REQUIRE(listings >= 1);
+    CHECK(examined <= listings * (mod + 4));
+    CHECK(most <= mod + 4);
+}
+
+}  // namespace
+
+TEST_CASE("the key listing examines about one row per key, whatever the statistics",
+          "[dispatcher][group_by]") {
+    SECTION("10 keys over 200,000 rows") {
+        check_listing_cost(10);
+    }
+    SECTION("1,000 keys over 200,000 rows") {
+        check_listing_cost(1000);
+    }
+}

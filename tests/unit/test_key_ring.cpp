@@ -177,3 +177,19 @@ TEST_CASE("KeyRing stops before a key whose share is not known yet", "[key_ring]
     CHECK(visits[0].limit == 5);                             // cut to the allowance
     CHECK(ring.upcoming(10, kT0).front() == GroupKey("2"));  // the next claim starts there
 }
+
+TEST_CASE("KeyRing says when every key is held back, and until when", "[key_ring]") {
+    KeyRing ring(100, 10);
+    ring.listed(keys(3));
+    CHECK(!ring.all_held_until(kT0));
+    ring.hold_back(GroupKey("0"), kT0 + std::chrono::seconds(3));
+    ring.hold_back(GroupKey("1"), kT0 + std::chrono::seconds(2));
+    CHECK(!ring.all_held_until(kT0));  // key 2 may take rows
+    ring.hold_back(GroupKey("2"), kT0 + std::chrono::seconds(5));
+    REQUIRE(ring.all_held_until(kT0));
+    CHECK(*ring.all_held_until(kT0) == kT0 + std::chrono::seconds(2));
+    CHECK(!ring.all_held_until(kT0 + std::chrono::seconds(2)));  // key 1's window opened
+    // Held back across listings: the marks stay with keys listed again.
+    ring.listed(keys(3));
+    CHECK(*ring.all_held_until(kT0) == kT0 + std::chrono::seconds(2));
+}

@@ -103,6 +103,16 @@ void KeyRing::hold_back(const GroupKey& key, TimePoint until) {
     if (it != index_.end()) keys_[it->second].held_until = until;
 }
 
+std::optional<KeyRing::TimePoint> KeyRing::all_held_until(TimePoint now) const {
+    if (keys_.empty()) return std::nullopt;
+    TimePoint first = TimePoint::max();
+    for (const auto& entry : keys_) {
+        if (entry.held_until <= now) return std::nullopt;
+        first = std::min(first, entry.held_until);
+    }
+    return first;
+}
+
 void KeyRing::took(const std::vector<KeyVisit>& visits, const std::map<GroupKey, KeyTaken>& taken,
                    bool keep_cursors, TimePoint idle_until) {
     std::map<GroupKey, const KeyVisit*> by_key;

@@ -109,9 +109,10 @@ std::string RowClaim::describe() const {
 
 std::vector<std::string> RowClaim::statements(const QueueSql& sql) const {
     if (!queue_.group_by.empty()) {
-        std::vector<std::string> grouped = {sql.claim_plan(), sql.claim_expired(), sql.list_keys(),
-                                            sql.grouped_claim(queue_.order_by.empty() ? 0 : 1, 1),
-                                            sql.read_back()};
+        std::vector<std::string> grouped = {sql.claim_plan(), sql.claim_expired(), sql.null_key(),
+                                            sql.first_key(), sql.key_after()};
+        grouped.push_back(sql.grouped_claim(queue_.order_by.empty() ? 0 : 1, 1));
+        grouped.push_back(sql.read_back());
         grouped.push_back(sql.in_flight_by_key());
         return grouped;
     }

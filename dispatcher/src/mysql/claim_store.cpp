@@ -35,8 +35,9 @@ ClaimStore::ClaimStore(MysqlSession& session, KeyFigures* keys)
     expiring_ = session.prepare(sql.expiring());
     clock_ahead_ = session.prepare(sql.clock_ahead());
     if (!queue_.group_by.empty()) {
-        list_keys_ = session.prepare(sql.list_keys());
-        list_keys_after_ = session.prepare(sql.list_keys_after());
+        null_key_ = session.prepare(sql.null_key());
+        first_key_ = session.prepare(sql.first_key());
+        key_after_ = session.prepare(sql.key_after());
         // Also for overrides that set a key's concurrency (KeyLimits).
         in_flight_by_key_ = session.prepare(sql.in_flight_by_key());
     }

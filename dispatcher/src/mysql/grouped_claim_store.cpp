@@ -30,15 +30,24 @@ GroupKey key_at(sql::ResultSet& rs, unsigned column) {
 }  // namespace
 
 void ClaimStore::list_keys() {
+    // One index dive per key (QueueSql::key_after): a page costs its keys, not the rows.
     const auto& after = ring_.listing_after();
-    const bool from_start = !after || !*after;
-    auto& stmt = from_start ? *list_keys_ : *list_keys_after_;
-    const unsigned index = 1;
-    if (!from_start) stmt.setString(index, **after);
-    std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
     std::vector<GroupKey> keys;
-    keys.reserve(rs->rowsCount());
-    while (rs->next()) keys.push_back(key_at(*rs, 1));
+    std::optional<std::string> last;
+    if (!after || !*after) {
+        std::unique_ptr<sql::ResultSet> rs(null_key_->executeQuery());
+        if (rs->next()) keys.emplace_back();
+    } else {
+        last = **after;
+    }
+    while (keys.size() < QueueSql::kKeyRingPage) {
+        auto& stmt = last ? *key_after_ : *first_key_;
+        if (last) stmt.setString(1, *last);
+        std::unique_ptr<sql::ResultSet> rs(stmt.executeQuery());
+        if (!rs->next() || rs->isNull(1)) break;
+        last = rs->getString(1);
+        keys.emplace_back(*last);
+    }
     ring_.listed(std::move(keys));
 }
 
@@ -149,8 +158,11 @@ Claim ClaimStore::claim_grouped(std::int64_t limit, const std::string& lease_hor
     for (int statement = 0; statement < kGroupedStatements && taken < limit; ++statement) {
         if (ring_.wants_listing()) {
             if (listed) break;  // the ring went round in this claim
-            // A ring that holds every key goes round again without a listing for poll.max.
+            // A ring that holds every key goes round again without a listing for poll.max,
+            // and while every key is held back by its rate, until the first may take a row.
             const auto now = std::chrono::steady_clock::now();
+            if (const auto held = ring_.all_held_until(now))
+                next_listing_ = std::max(next_listing_, *held);
             if (now < next_listing_ && ring_.rewind()) {
                 listed = true;  // at most one round per claim all the same
             } else {

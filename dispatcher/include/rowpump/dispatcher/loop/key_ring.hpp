@@ -76,6 +76,9 @@ public:
     // rate_per_key: `key` may take no row before `until` (its window on the Redis clock is
     // full): passed over until then, across listings, without a read.
     void hold_back(const GroupKey& key, TimePoint until);
+    // When every key of the ring is held back at `now`: the time the first of them may take a
+    // row again (a listing before then would find them all still held back); else nullopt.
+    std::optional<TimePoint> all_held_until(TimePoint now) const;
     // What the claim of `visits` took, by key. A key that gave none is idle (passed over)
     // until `idle_until`, across listings; one that gave its whole limit goes on from its last
     // row next time (with `keep_cursors`), one that gave fewer starts from its first row again.
@@ -83,9 +86,8 @@ public:
               bool keep_cursors, TimePoint idle_until);
 
     // When the page holds every key of the table (listed from the first key, and short): goes
-    // round it again without listing it, and returns true. Listing
-    // costs a loose index scan, or a full index scan when the optimizer's statistics say the
-    // keys are nearly unique: ClaimStore lists a whole-table ring at most once per poll.max.
+    // round it again without listing it, and returns true. Listing costs an index dive and
+    // a round trip per key: ClaimStore lists a whole-table ring at most once per poll.max.
     bool rewind();
 
     std::size_t size() const { return keys_.size(); }

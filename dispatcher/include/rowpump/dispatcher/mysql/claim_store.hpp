@@ -109,7 +109,7 @@ private:
     std::unique_ptr<PassedOverRows> passed_over_;
     std::unique_ptr<RowLocks> row_locks_;
     // group_by
-    std::unique_ptr<sql::PreparedStatement> list_keys_, list_keys_after_, in_flight_by_key_;
+    std::unique_ptr<sql::PreparedStatement> null_key_, first_key_, key_after_, in_flight_by_key_;
     // by (keys read from a cursor, keys read from their first row), each a power of two
     std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
         grouped_statements_;

@@ -66,12 +66,13 @@ public:
     // end, lowest token, bound above all tokens of the batch.
     const std::string& read_back() const { return read_back_; }
     // With group_by, the fair claim (docs/fairness.md; built in grouped_claim_sql.cpp).
-    // The table's keys in order, up to a limit, through a loose scan of an index that starts
-    // with the group_by column (an index dive per key), kKeyRingPage at a time: from the
-    // first (a NULL key first), or after a key. Params: [key].
+    // The table's keys in order, kKeyRingPage at a time, one index dive per key on an index
+    // that starts with the group_by column: whether the NULL key has a row, the first
+    // non-NULL key (NULL: none), the first key after one (NULL: none). Params: [key].
     static constexpr std::size_t kKeyRingPage = 10000;
-    const std::string& list_keys() const { return list_keys_; }
-    const std::string& list_keys_after() const { return list_keys_after_; }
+    const std::string& null_key() const { return null_key_; }
+    const std::string& first_key() const { return first_key_; }
+    const std::string& key_after() const { return key_after_; }
     // claim() over several keys at once: up to a limit of each key's claimable rows, in
     // order_by order, through one UNION ALL of per-key reads; the first `from_cursor` keys
     // at or after a cursor value of the first order_by column, the next `from_first` from
@@ -199,7 +200,7 @@ private:
         lock_scanned_;
     std::string applicable_;  // with claim: redis, rows an outcome may change (fence())
     std::string payload_;     // ", <expression>" per payload column, in the config's order
-    std::string claimable_within_, list_keys_, list_keys_after_, in_flight_by_key_;
+    std::string claimable_within_, null_key_, first_key_, key_after_, in_flight_by_key_;
 };
 
 }  // namespace rowpump

@@ -93,6 +93,7 @@ RateVerdict judge_rate_per_key(const std::map<std::string, std::set<WindowPush>>
         all.rows += v.rows;
         all.violations += v.violations;
         all.worst = std::max(all.worst, v.worst);
+        all.full += v.full;
     }
     return all;
 }

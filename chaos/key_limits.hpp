@@ -1,8 +1,9 @@
 #pragma once
 
 // The keyed queue's per-key limits, checked from the data: `concurrency_per_key` from the
-// handlers' own ledger (each run's start and end line), `rate_per_key` (not configured yet)
-// from Redis's record of the pushes, as the `rate` check does for the paced queue.
+// handlers' own ledger (each run's start and end line), `rate_per_key` from Redis's record of
+// each key's pushes (KeyRateWatch, key_rate_watch.hpp), as the `rate` check does for the paced
+// queue.
 //
 // Concurrency: for every key, at no moment may more than `limit` handlers of its rows run at
 // once, not counting runs a fault took back while their handler may still run: a run that
@@ -13,6 +14,7 @@
 // end of the ledger, counted in `unended`. A run that starts at the very microsecond another
 // ended does not overlap it.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -51,12 +53,17 @@ KeyConcurrencyVerdict judge_concurrency_per_key(const std::vector<LedgerRun>& ru
 RateVerdict judge_rate_per_key(const std::map<std::string, std::set<WindowPush>>& pushes,
                                std::int64_t limit, std::chrono::microseconds period);
 
-// All the per-key checks of a run: what the summary line counts as key limit violations.
+// All the per-key checks of a run; the summary line counts the violations of each.
 struct KeyLimitsVerdict {
     KeyConcurrencyVerdict concurrency;
-    // rate_per_key goes here (a RateVerdict from judge_rate_per_key) once the keyed queue has
-    // one and a watch reads its pushes per key.
-    std::int64_t violations() const { return concurrency.violations; }
+    // rate_per_key: `rate_limit` rows per `rate_period` for each key, judged by
+    // judge_rate_per_key on the pushes KeyRateWatch saw.
+    std::int64_t rate_limit = 0;
+    std::chrono::microseconds rate_period{0};
+    std::int64_t rate_keys = 0;        // keys with pushes seen
+    std::int64_t rate_unreadable = 0;  // key_rate entries read that were not the script's form
+    RateVerdict rate;
+    std::int64_t violations() const { return concurrency.violations + rate.violations; }
 };
 
 }  // namespace rowpump::chaos

@@ -65,6 +65,7 @@ RateVerdict judge_rate(const std::set<WindowPush>& pushes, std::int64_t limit,
             in_window += later->rows;
         }
         v.worst = std::max(v.worst, in_window);
+        if (in_window >= limit) ++v.full;
         if (in_window > limit) ++v.violations;
     }
     return v;

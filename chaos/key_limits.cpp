@@ -94,6 +94,9 @@ RateVerdict judge_rate_per_key(const std::map<std::string, std::set<WindowPush>>
         all.violations += v.violations;
         all.worst = std::max(all.worst, v.worst);
         all.full += v.full;
+        for (const auto& line : v.examples) {
+            if (all.examples.size() < 10) all.examples.push_back("key " + key + ": " + line);
+        }
     }
     return all;
 }

@@ -84,6 +84,7 @@ void print_details(const Verdict& v, const RateVerdict& rate, const KeyLimitsVer
         shape.paced_per_second, static_cast<long long>(rate.pushes),
         static_cast<long long>(rate.rows), static_cast<long long>(shape.paced_rows),
         static_cast<long long>(rate.worst));
+    for (const auto& line : rate.examples) std::printf("chaos: problem: %s\n", line.c_str());
     const KeyConcurrencyVerdict& c = keys.concurrency;
     std::printf(
         "chaos: concurrency_per_key %lld: %lld keyed runs of %lld keys, at most %lld of one key "
@@ -103,6 +104,7 @@ void print_details(const Verdict& v, const RateVerdict& rate, const KeyLimitsVer
         static_cast<long long>(keys.rate.pushes), static_cast<long long>(keys.rate.rows),
         static_cast<long long>(shape.keyed_rows), static_cast<long long>(keys.rate_keys),
         static_cast<long long>(keys.rate.worst), static_cast<long long>(keys.rate.full));
+    for (const auto& line : keys.rate.examples) std::printf("chaos: problem: %s\n", line.c_str());
     if (keys.rate_unreadable > 0) {
         std::printf(
             "chaos: rate_per_key: %lld reads of key_rate entries not in the script's form\n",

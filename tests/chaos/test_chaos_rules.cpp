@@ -271,7 +271,12 @@ TEST_CASE("chaos rate per key: the key_rate hash's entries are each key's pushes
     const RateVerdict ok = judge_rate_per_key(key3, 4, period);
     CHECK(ok.violations == 0);
     CHECK(ok.rows == 4);
-    CHECK(judge_rate_per_key(key3, 3, period).violations == 1);
+    const RateVerdict three = judge_rate_per_key(key3, 3, period);
+    CHECK(three.violations == 1);
+    REQUIRE(three.examples.size() == 1);
+    CHECK(three.examples[0] ==
+          "key 3: 4 rows pushed within 1400000 µs from the push at 1000 µs (Redis server time), "
+          "limit 3");
     CHECK(judge_rate_per_key(key3, 2, period).violations == 1);
     CHECK(judge_rate_per_key(key3, 1, period).violations == 2);
 }

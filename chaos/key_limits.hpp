@@ -53,6 +53,18 @@ KeyConcurrencyVerdict judge_concurrency_per_key(const std::vector<LedgerRun>& ru
 RateVerdict judge_rate_per_key(const std::map<std::string, std::set<WindowPush>>& pushes,
                                std::int64_t limit, std::chrono::microseconds period);
 
+// Rows of each key (`rows`) whose pushes the record (`pushes`, judge_rate_per_key's) is short
+// of: every row is pushed at least once, and each push of a key's rows is recorded with them,
+// so a key whose pushes add up to fewer rows than it has was pushed without a record, which
+// is a push its limit did not hold. One line per key short, in `examples`.
+struct UnrecordedRows {
+    std::int64_t keys = 0;  // keys short
+    std::int64_t rows = 0;  // rows short, summed
+    std::vector<std::string> examples;
+};
+UnrecordedRows unrecorded_rows(const std::map<std::string, std::set<WindowPush>>& pushes,
+                               const std::map<std::string, std::int64_t>& rows);
+
 // All the per-key checks of a run; the summary line counts the violations of each.
 struct KeyLimitsVerdict {
     KeyConcurrencyVerdict concurrency;
@@ -63,7 +75,10 @@ struct KeyLimitsVerdict {
     std::int64_t rate_keys = 0;        // keys with pushes seen
     std::int64_t rate_unreadable = 0;  // key_rate entries read that were not the script's form
     RateVerdict rate;
-    std::int64_t violations() const { return concurrency.violations + rate.violations; }
+    UnrecordedRows unrecorded;
+    // Pushes over a key's limit, and keys pushed without a record: the key rate violations.
+    std::int64_t rate_violations() const { return rate.violations + unrecorded.keys; }
+    std::int64_t violations() const { return concurrency.violations + rate_violations(); }
 };
 
 }  // namespace rowpump::chaos

@@ -235,6 +235,10 @@ int run(const Options& o) {
     keys.rate_keys = static_cast<std::int64_t>(key_pushes.size());
     keys.rate = judge_rate_per_key(key_pushes, keys.rate_limit, keys.rate_period);
     keys.rate_unreadable = key_rate_watch.malformed();
+    std::map<std::string, std::int64_t> keyed_rows;  // rows of each key, as the feeder inserts
+    for (std::int64_t id = 1; id <= shape.keyed_rows; ++id)
+        ++keyed_rows[keyed_key(std::to_string(id))];
+    keys.unrecorded = unrecorded_rows(key_pushes, keyed_rows);
     print_recoveries(played, recovery_times(played, feeder.once_timeline(), ledger));
     print_details(verdict, rate, keys, shape);
     print_summary(o.seed, shape.tasks(), verdict, rate, keys, finished_s);

@@ -105,6 +105,9 @@ void print_details(const Verdict& v, const RateVerdict& rate, const KeyLimitsVer
         static_cast<long long>(shape.keyed_rows), static_cast<long long>(keys.rate_keys),
         static_cast<long long>(keys.rate.worst), static_cast<long long>(keys.rate.full));
     for (const auto& line : keys.rate.examples) std::printf("chaos: problem: %s\n", line.c_str());
+    for (const auto& line : keys.unrecorded.examples) {
+        std::printf("chaos: problem: %s\n", line.c_str());
+    }
     if (keys.rate_unreadable > 0) {
         std::printf(
             "chaos: rate_per_key: %lld reads of key_rate entries not in the script's form\n",
@@ -128,7 +131,7 @@ void print_summary(std::uint64_t seed, std::int64_t tasks, const Verdict& v,
         static_cast<long long>(v.extra_runs), static_cast<long long>(v.explained),
         static_cast<long long>(rate.violations),
         static_cast<long long>(keys.concurrency.violations),
-        static_cast<long long>(keys.rate.violations), seconds);
+        static_cast<long long>(keys.rate_violations()), seconds);
     std::fflush(stdout);
 }
 

@@ -281,6 +281,25 @@ TEST_CASE("chaos rate per key: the key_rate hash's entries are each key's pushes
     CHECK(judge_rate_per_key(key3, 1, period).violations == 2);
 }
 
+TEST_CASE("chaos rate per key: a key whose pushes recorded fewer rows than it has", "[chaos]") {
+    // Key "0" has 4 rows and pushes of 3 + 2 recorded (one pushed again): fine. Key "1" has 4
+    // and pushes of 3 recorded; key "2" has 2 and no push recorded (a dispatcher that does not
+    // keep the record would leave every key so).
+    const std::map<std::string, std::set<WindowPush>> pushes{{"0", {{0, 0, 3}, {1, 5, 2}}},
+                                                             {"1", {{0, 0, 1}, {0, 9, 2}}}};
+    const UnrecordedRows u = unrecorded_rows(pushes, {{"0", 4}, {"1", 4}, {"2", 2}});
+    CHECK(u.keys == 2);
+    CHECK(u.rows == 3);
+    REQUIRE(u.examples.size() == 2);
+    CHECK(u.examples[0] == "key 1: 4 rows, its pushes recorded 3 (pushed without a record)");
+    CHECK(u.examples[1] == "key 2: 2 rows, its pushes recorded 0 (pushed without a record)");
+    KeyLimitsVerdict keys;
+    keys.unrecorded = u;
+    CHECK(keys.rate_violations() == 2);
+    CHECK(keys.violations() == 2);
+    CHECK(unrecorded_rows(pushes, {{"0", 4}, {"1", 3}}).keys == 0);
+}
+
 TEST_CASE("chaos workload: the keyed queue's rate_per_key binds at bursts and keeps up",
           "[chaos]") {
     // (tasks, seconds): the CI run, the full run, and the sizes between.

@@ -93,8 +93,29 @@ RateVerdict judge_rate_per_key(const std::map<std::string, std::set<WindowPush>>
         all.rows += v.rows;
         all.violations += v.violations;
         all.worst = std::max(all.worst, v.worst);
+        all.full += v.full;
+        for (const auto& line : v.examples) {
+            if (all.examples.size() < 10) all.examples.push_back("key " + key + ": " + line);
+        }
     }
     return all;
+}
+
+UnrecordedRows unrecorded_rows(const std::map<std::string, std::set<WindowPush>>& pushes,
+                               const std::map<std::string, std::int64_t>& rows) {
+    UnrecordedRows u;
+    for (const auto& [key, has] : rows) {
+        std::int64_t seen = 0;
+        if (auto it = pushes.find(key); it != pushes.end()) {
+            for (const WindowPush& push : it->second) seen += push.rows;
+        }
+        if (seen >= has) continue;
+        ++u.keys;
+        u.rows += has - seen;
+        u.examples.push_back("key " + key + ": " + std::to_string(has) + " rows, its pushes " +
+                             "recorded " + std::to_string(seen) + " (pushed without a record)");
+    }
+    return u;
 }
 
 }  // namespace rowpump::chaos

@@ -1,8 +1,9 @@
 #pragma once
 
 // The keyed queue's per-key limits, checked from the data: `concurrency_per_key` from the
-// handlers' own ledger (each run's start and end line), `rate_per_key` (not configured yet)
-// from Redis's record of the pushes, as the `rate` check does for the paced queue.
+// handlers' own ledger (each run's start and end line), `rate_per_key` from Redis's record of
+// each key's pushes (KeyRateWatch, key_rate_watch.hpp), as the `rate` check does for the paced
+// queue.
 //
 // Concurrency: for every key, at no moment may more than `limit` handlers of its rows run at
 // once, not counting runs a fault took back while their handler may still run: a run that
@@ -13,6 +14,7 @@
 // end of the ledger, counted in `unended`. A run that starts at the very microsecond another
 // ended does not overlap it.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -51,12 +53,32 @@ KeyConcurrencyVerdict judge_concurrency_per_key(const std::vector<LedgerRun>& ru
 RateVerdict judge_rate_per_key(const std::map<std::string, std::set<WindowPush>>& pushes,
                                std::int64_t limit, std::chrono::microseconds period);
 
-// All the per-key checks of a run: what the summary line counts as key limit violations.
+// Rows of each key (`rows`) whose pushes the record (`pushes`, judge_rate_per_key's) is short
+// of: every row is pushed at least once, and each push of a key's rows is recorded with them,
+// so a key whose pushes add up to fewer rows than it has was pushed without a record, which
+// is a push its limit did not hold. One line per key short, in `examples`.
+struct UnrecordedRows {
+    std::int64_t keys = 0;  // keys short
+    std::int64_t rows = 0;  // rows short, summed
+    std::vector<std::string> examples;
+};
+UnrecordedRows unrecorded_rows(const std::map<std::string, std::set<WindowPush>>& pushes,
+                               const std::map<std::string, std::int64_t>& rows);
+
+// All the per-key checks of a run; the summary line counts the violations of each.
 struct KeyLimitsVerdict {
     KeyConcurrencyVerdict concurrency;
-    // rate_per_key goes here (a RateVerdict from judge_rate_per_key) once the keyed queue has
-    // one and a watch reads its pushes per key.
-    std::int64_t violations() const { return concurrency.violations; }
+    // rate_per_key: `rate_limit` rows per `rate_period` for each key, judged by
+    // judge_rate_per_key on the pushes KeyRateWatch saw.
+    std::int64_t rate_limit = 0;
+    std::chrono::microseconds rate_period{0};
+    std::int64_t rate_keys = 0;        // keys with pushes seen
+    std::int64_t rate_unreadable = 0;  // key_rate entries read that were not the script's form
+    RateVerdict rate;
+    UnrecordedRows unrecorded;
+    // Pushes over a key's limit, and keys pushed without a record: the key rate violations.
+    std::int64_t rate_violations() const { return rate.violations + unrecorded.keys; }
+    std::int64_t violations() const { return concurrency.violations + rate_violations(); }
 };
 
 }  // namespace rowpump::chaos

@@ -18,6 +18,7 @@
 #include "cluster.hpp"
 #include "faults.hpp"
 #include "key_limits.hpp"
+#include "key_rate_watch.hpp"
 #include "ledger.hpp"
 #include "rate_watch.hpp"
 #include "recovery.hpp"
@@ -45,6 +46,7 @@ struct Options {
     std::string run_dir;
     std::vector<std::string> without;
     int judge_concurrency_per_key = kKeyedConcurrency;
+    int judge_rate_per_key = 0;  // 0: the one configured
 };
 
 Options parse_options(int argc, char** argv) {
@@ -72,6 +74,11 @@ Options parse_options(int argc, char** argv) {
     app.add_option("--judge-concurrency-per-key", o.judge_concurrency_per_key,
                    "the per-key limit the verdict checks the keyed queue against (default: "
                    "the one configured; a lower one shows the check fail)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--judge-rate-per-key", o.judge_rate_per_key,
+                   "the rows per period the verdict checks each key of the keyed queue's pushes "
+                   "against (default: the rate_per_key configured; a lower one shows the check "
+                   "fail)")
         ->check(CLI::PositiveNumber);
     app.add_option("--run-dir", o.run_dir, "where the config, the logs and the ledgers go")
         ->required();
@@ -172,6 +179,8 @@ int run(const Options& o) {
     Cluster cluster(o.run_dir, shape);
     std::atomic<int> redis_epoch{0};
     RateWatch rate_watch(cluster.redis().options(), "paced", redis_epoch);
+    KeyRateWatch key_rate_watch(cluster.redis().options(), kKeyedQueue, shape.keyed_rate_period,
+                                redis_epoch);
     cluster.start_dispatchers();
     cluster.start_workers();
     const auto start = Clock::now();
@@ -208,6 +217,7 @@ int run(const Options& o) {
     }
     feeder.stop();
     rate_watch.stop();
+    key_rate_watch.stop();
     cluster.stop_workers();
     cluster.stop_dispatchers();
 
@@ -219,6 +229,16 @@ int run(const Options& o) {
     KeyLimitsVerdict keys;
     keys.concurrency = judge_concurrency_per_key(ledger.runs, kKeyedQueue, keyed_key,
                                                  o.judge_concurrency_per_key, played);
+    keys.rate_limit = o.judge_rate_per_key > 0 ? o.judge_rate_per_key : shape.keyed_rate_rows;
+    keys.rate_period = shape.keyed_rate_period;
+    const KeyPushes key_pushes = key_rate_watch.pushes();
+    keys.rate_keys = static_cast<std::int64_t>(key_pushes.size());
+    keys.rate = judge_rate_per_key(key_pushes, keys.rate_limit, keys.rate_period);
+    keys.rate_unreadable = key_rate_watch.malformed();
+    std::map<std::string, std::int64_t> keyed_rows;  // rows of each key, as the feeder inserts
+    for (std::int64_t id = 1; id <= shape.keyed_rows; ++id)
+        ++keyed_rows[keyed_key(std::to_string(id))];
+    keys.unrecorded = unrecorded_rows(key_pushes, keyed_rows);
     print_recoveries(played, recovery_times(played, feeder.once_timeline(), ledger));
     print_details(verdict, rate, keys, shape);
     print_summary(o.seed, shape.tasks(), verdict, rate, keys, finished_s);

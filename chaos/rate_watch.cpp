@@ -65,7 +65,16 @@ RateVerdict judge_rate(const std::set<WindowPush>& pushes, std::int64_t limit,
             in_window += later->rows;
         }
         v.worst = std::max(v.worst, in_window);
-        if (in_window > limit) ++v.violations;
+        if (in_window >= limit) ++v.full;
+        if (in_window > limit) {
+            ++v.violations;
+            if (v.examples.size() < 10) {
+                v.examples.push_back(std::to_string(in_window) + " rows pushed within " +
+                                     std::to_string(period.count()) + " µs from the push at " +
+                                     std::to_string(push->micros) +
+                                     " µs (Redis server time), limit " + std::to_string(limit));
+            }
+        }
     }
     return v;
 }

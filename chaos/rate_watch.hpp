@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #include "rowpump/redis_address.hpp"
 
@@ -25,6 +26,8 @@ struct RateVerdict {
     std::int64_t rows = 0;        // rows they carried
     std::int64_t violations = 0;  // pushes whose window holds more than N rows
     std::int64_t worst = 0;       // the most rows found in one window
+    std::int64_t full = 0;        // pushes whose window holds N rows or more: the limit reached
+    std::vector<std::string> examples;  // the first few violations, one line each
 };
 
 // One push as the window list recorded it, and which Redis data it was read from.

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 
@@ -26,14 +27,14 @@ void print_schedule(std::uint64_t seed, std::int64_t tasks, const WorkloadShape&
         static_cast<unsigned long long>(seed), shape.claim.c_str());
     std::printf(
         "chaos: %lld tasks: %lld one-shot rows, %lld periodic rows x %d rounds, %lld paced rows "
-        "(rate %d/1s), %lld uuid rows, %lld keyed rows (%d keys, concurrency_per_key %d, claim: "
-        "mysql); inserted over %d s; lease %lld s; claim: %s\n",
+        "(rate %d/1s), %lld uuid rows, %lld keyed rows (%d keys, concurrency_per_key %d, "
+        "rate_per_key %s, claim: mysql); inserted over %d s; lease %lld s; claim: %s\n",
         static_cast<long long>(shape.tasks()), static_cast<long long>(shape.once_rows),
         static_cast<long long>(shape.periodic_rows), shape.rounds,
         static_cast<long long>(shape.paced_rows), shape.paced_per_second,
         static_cast<long long>(shape.uuid_rows), static_cast<long long>(shape.keyed_rows),
-        kKeyedKeys, kKeyedConcurrency, run_seconds, static_cast<long long>(shape.lease.count()),
-        shape.claim.c_str());
+        kKeyedKeys, kKeyedConcurrency, keyed_rate_text(shape).c_str(), run_seconds,
+        static_cast<long long>(shape.lease.count()), shape.claim.c_str());
     std::printf("chaos: load average at the start: %s\n", load_average().c_str());
     std::printf("chaos: schedule, %zu faults:\n", schedule.size());
     for (const auto& f : schedule) std::printf("%s\n", describe(f, slot_names).c_str());
@@ -83,6 +84,7 @@ void print_details(const Verdict& v, const RateVerdict& rate, const KeyLimitsVer
         shape.paced_per_second, static_cast<long long>(rate.pushes),
         static_cast<long long>(rate.rows), static_cast<long long>(shape.paced_rows),
         static_cast<long long>(rate.worst));
+    for (const auto& line : rate.examples) std::printf("chaos: problem: %s\n", line.c_str());
     const KeyConcurrencyVerdict& c = keys.concurrency;
     std::printf(
         "chaos: concurrency_per_key %lld: %lld keyed runs of %lld keys, at most %lld of one key "
@@ -93,6 +95,24 @@ void print_details(const Verdict& v, const RateVerdict& rate, const KeyLimitsVer
         static_cast<long long>(c.most_with_taken), static_cast<long long>(c.explained),
         static_cast<long long>(c.unended));
     for (const auto& line : c.examples) std::printf("chaos: problem: %s\n", line.c_str());
+    std::printf(
+        "chaos: rate_per_key %lld/%lldms: %lld pushes of %lld rows seen (of %lld keyed rows) over "
+        "%lld keys, at most %lld rows of one key in one window, %lld windows at the limit\n",
+        static_cast<long long>(keys.rate_limit),
+        static_cast<long long>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(keys.rate_period).count()),
+        static_cast<long long>(keys.rate.pushes), static_cast<long long>(keys.rate.rows),
+        static_cast<long long>(shape.keyed_rows), static_cast<long long>(keys.rate_keys),
+        static_cast<long long>(keys.rate.worst), static_cast<long long>(keys.rate.full));
+    for (const auto& line : keys.rate.examples) std::printf("chaos: problem: %s\n", line.c_str());
+    for (const auto& line : keys.unrecorded.examples) {
+        std::printf("chaos: problem: %s\n", line.c_str());
+    }
+    if (keys.rate_unreadable > 0) {
+        std::printf(
+            "chaos: rate_per_key: %lld reads of key_rate entries not in the script's form\n",
+            static_cast<long long>(keys.rate_unreadable));
+    }
     if (v.inconsistent > 0) {
         std::printf("chaos: %lld bookkeeping inconsistencies\n",
                     static_cast<long long>(v.inconsistent));
@@ -104,12 +124,14 @@ void print_summary(std::uint64_t seed, std::int64_t tasks, const Verdict& v,
                    const RateVerdict& rate, const KeyLimitsVerdict& keys, double seconds) {
     std::printf(
         "chaos: seed %llu tasks %lld, lost %lld, applied twice %lld, extra runs %lld (explained "
-        "%lld), rate violations %lld, key limit violations %lld, finished in %.0f s\n",
+        "%lld), rate violations %lld, key concurrency violations %lld, key rate violations "
+        "%lld, finished in %.0f s\n",
         static_cast<unsigned long long>(seed), static_cast<long long>(tasks),
         static_cast<long long>(v.lost), static_cast<long long>(v.applied_twice),
         static_cast<long long>(v.extra_runs), static_cast<long long>(v.explained),
-        static_cast<long long>(rate.violations), static_cast<long long>(keys.violations()),
-        seconds);
+        static_cast<long long>(rate.violations),
+        static_cast<long long>(keys.concurrency.violations),
+        static_cast<long long>(keys.rate_violations()), seconds);
     std::fflush(stdout);
 }
 

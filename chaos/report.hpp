@@ -24,7 +24,7 @@ void print_recoveries(const std::vector<FaultRecord>& faults, const Recoveries& 
 void print_details(const Verdict& verdict, const RateVerdict& rate, const KeyLimitsVerdict& keys,
                    const WorkloadShape& shape);
 // `chaos: seed S tasks N, lost 0, applied twice 0, extra runs K (explained K), rate
-// violations 0, key limit violations 0, finished in S s`
+// violations 0, key concurrency violations 0, key rate violations 0, finished in S s`
 void print_summary(std::uint64_t seed, std::int64_t tasks, const Verdict& verdict,
                    const RateVerdict& rate, const KeyLimitsVerdict& keys, double seconds);
 

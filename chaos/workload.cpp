@@ -67,7 +67,26 @@ WorkloadShape shape_for(std::int64_t tasks, int seconds) {
     // Dispatching the paced rows takes about 80% of the run: the limit binds throughout.
     shape.paced_per_second = static_cast<int>(
         std::max<double>(1, std::ceil(static_cast<double>(shape.paced_rows) / (seconds * 0.8))));
+    // A key gets kKeyedBurst / kKeyedKeys (4) rows per burst, a burst every `between`: 3 per
+    // half of that takes 6 per burst, 1.5 times what comes, and holds back the 4th of each.
+    // At most 2 s: the last burst's 4th row waits that long after the last insert.
+    const double between_ms =
+        seconds * 1000.0 / static_cast<double>(shape.keyed_rows / kKeyedBurst);
+    constexpr int kPerBurst = kKeyedBurst / kKeyedKeys;
+    static_assert(kPerBurst > 3, "a burst must bring a key more rows than its rate_per_key");
+    const auto half_ms = static_cast<std::int64_t>(between_ms / 2 / 10) * 10;  // whole 10 ms
+    shape.keyed_rate_period =
+        std::chrono::milliseconds(std::clamp<std::int64_t>(half_ms, 500, 2000));
+    shape.keyed_rate_rows = std::max(
+        3,
+        static_cast<int>(std::ceil(
+            1.5 * kPerBurst * static_cast<double>(shape.keyed_rate_period.count()) / between_ms)));
     return shape;
+}
+
+std::string keyed_rate_text(const WorkloadShape& shape) {
+    return std::to_string(shape.keyed_rate_rows) + "/" +
+           std::to_string(shape.keyed_rate_period.count()) + "ms";
 }
 
 std::vector<QueueInfo> queue_infos(const WorkloadShape& shape) {
@@ -165,6 +184,7 @@ std::vector<testing::QueueSpec> queue_specs(const WorkloadShape& shape) {
     keyed.on_success = "done = 1, " + count_claim;
     keyed.extra_lines.push_back("group_by: tenant");
     keyed.extra_lines.push_back("concurrency_per_key: " + std::to_string(kKeyedConcurrency));
+    keyed.extra_lines.push_back("rate_per_key: " + keyed_rate_text(shape));
     return {once, periodic, paced, uuid, keyed};
 }
 

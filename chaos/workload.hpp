@@ -8,9 +8,9 @@
 //             next_at has passed
 //   paced     one-shot with `rate`: all rows inserted at the start, so the limit binds
 //   uuid      one-shot on a table whose primary key is a CHAR(36) UUID
-//   keyed     one-shot with `group_by: tenant` and `concurrency_per_key`, inserted in bursts
-//             of more rows per key than the limit, so the limit binds at every burst; its
-//             handler takes kKeyedHandlerMs and notes its end in the ledger too
+//   keyed     one-shot with `group_by: tenant`, `concurrency_per_key` and `rate_per_key`,
+//             inserted in bursts of more rows per key than either limit, so both bind at every
+//             burst; its handler takes kKeyedHandlerMs and notes its end in the ledger too
 //
 // Every on_success counts the row's applied outcomes (n = n + 1) and appends the claim token
 // the worker reports (`claims`), so the verdict can tell which handler runs were applied.
@@ -42,11 +42,12 @@ std::string planned_name(Planned planned);  // "ok", "retry", "fail": the ledger
 bool fails_on_purpose(const std::string& queue, const std::string& id);
 
 // The keyed queue: `group_by: tenant` over kKeyedKeys keys, `concurrency_per_key:
-// kKeyedConcurrency`, always `claim: mysql` (group_by does not work with claim: redis yet).
-// Row `id` (1-based) belongs to key (id - 1) mod kKeyedKeys; the feeder inserts whole bursts
-// of kKeyedBurst rows (kKeyedBurst / kKeyedKeys per key, twice the limit). Its handler runs
-// for kKeyedHandlerMs (each language's worker applies the same rule) and appends a second
-// ledger line when it ends, so that the verdict sees which runs of a key overlapped.
+// kKeyedConcurrency`, `rate_per_key` from the shape (keyed_rate_rows per keyed_rate_period),
+// always `claim: mysql` (group_by does not work with claim: redis yet). Row `id` (1-based)
+// belongs to key (id - 1) mod kKeyedKeys; the feeder inserts whole bursts of kKeyedBurst rows
+// (kKeyedBurst / kKeyedKeys per key, twice the concurrency limit). Its handler runs for
+// kKeyedHandlerMs (each language's worker applies the same rule) and appends a second ledger
+// line when it ends, so that the verdict sees which runs of a key overlapped.
 constexpr const char* kKeyedQueue = "keyed";
 constexpr int kKeyedKeys = 6;
 constexpr int kKeyedConcurrency = 2;
@@ -62,6 +63,9 @@ struct WorkloadShape {
     int paced_per_second = 1;  // the paced queue's rate
     std::int64_t uuid_rows = 0;
     std::int64_t keyed_rows = 0;  // a multiple of kKeyedBurst
+    // The keyed queue's rate_per_key: keyed_rate_rows per keyed_rate_period, for each key.
+    int keyed_rate_rows = 1;
+    std::chrono::milliseconds keyed_rate_period{1000};
     std::chrono::seconds lease{10};
     std::string claim = "mysql";  // every queue's claim mode (`claim:`)
 
@@ -74,8 +78,15 @@ struct WorkloadShape {
 };
 
 // Splits `tasks` (applied outcomes in all) over the queues; the paced queue's rate is set so
-// that its rows take about `seconds` to dispatch.
+// that its rows take about `seconds` to dispatch. The keyed queue's rate_per_key is fewer rows
+// than a key gets in one burst (so the last of each burst waits for the window) and half as
+// much again as a key's rows come in over the run (so its rows keep up and finish with the
+// others): 3 rows per half the time between bursts, at most 2 s (the last burst's last row
+// waits that long), and when that would be under 500 ms, as many rows per 500 ms as keep that
+// margin.
 WorkloadShape shape_for(std::int64_t tasks, int seconds);
+// `rate_per_key`'s text for the shape, e.g. "3/1400ms".
+std::string keyed_rate_text(const WorkloadShape& shape);
 
 // The queue a table belongs to, and the applied outcomes each of its rows must end with.
 struct QueueInfo {

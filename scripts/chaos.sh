@@ -4,7 +4,7 @@
 # Installs packages, builds rowpump_chaos in build/, and runs it: it starts its own MariaDB,
 # Redis, two dispatchers and the workers, plays the schedule printed at the start, waits for
 # the work to finish, and prints one line:
-#   chaos: seed S tasks N, lost 0, applied twice 0, extra runs K (explained K), rate violations 0, key limit violations 0, finished in T s
+#   chaos: seed S tasks N, lost 0, applied twice 0, extra runs K (explained K), rate violations 0, key concurrency violations 0, key rate violations 0, finished in T s
 # Exit 1 if any count but K is non-zero or an extra handler run is not explained by a fault.
 # --tasks: default 50,000 (about 2 minutes; what CI runs); 1000000 is the full run.
 # --seed: repeat a schedule (default: a new random seed, printed first).

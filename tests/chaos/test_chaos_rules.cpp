@@ -16,6 +16,7 @@
 #include <set>
 
 #include "key_limits.hpp"
+#include "key_rate_watch.hpp"
 #include "rate_watch.hpp"
 #include "schedule.hpp"
 #include "verdict.hpp"
@@ -226,6 +227,102 @@ TEST_CASE("chaos rate per key: each key's window alone", "[chaos]") {
     CHECK(v.violations == 1);
     CHECK(v.worst == 3);
     CHECK(v.pushes == 5);
+}
+
+TEST_CASE("chaos rate: windows at the limit are counted", "[chaos]") {
+    const auto period = std::chrono::microseconds(kSecond);
+    // 3/1s: the window from 0 holds 3 (at the limit), from 0.5 s 2, from 1.6 s 1.
+    const RateVerdict v = judge_rate({{0, 0, 1}, {0, 500000, 2}, {0, 1600000, 1}}, 3, period);
+    CHECK(v.full == 1);
+    CHECK(v.violations == 0);
+    CHECK(v.worst == 3);
+}
+
+TEST_CASE("chaos rate per key: the key_rate hash's entries are each key's pushes", "[chaos]") {
+    const auto period = std::chrono::microseconds(1400000);
+    KeyPushes pushes;
+    // "<until>:<rows>" per push, until = the push's server time + the period.
+    CHECK(add_key_rate_field(pushes, 0, "=3", "1401000:2,1700000:1", period) == 0);
+    REQUIRE(pushes.count("3") == 1);
+    CHECK(pushes["3"].size() == 2);
+    CHECK(pushes["3"].count({0, 1000, 2}) == 1);
+    CHECK(pushes["3"].count({0, 300000, 1}) == 1);
+    // The same entries read again (every 100 ms) are the same pushes.
+    CHECK(add_key_rate_field(pushes, 0, "=3", "1700000:1,2500000:1", period) == 0);
+    CHECK(pushes["3"].size() == 3);
+    // A key's value goes in as it is; "null" is the NULL key.
+    add_key_rate_field(pushes, 0, "=a:b,c", "1500000:1", period);
+    add_key_rate_field(pushes, 0, "null", "1500000:1", period);
+    CHECK(pushes.count("a:b,c") == 1);
+    CHECK(pushes.count("(null)") == 1);
+    // After a Redis restart that lost the data, the epoch tells the pushes apart.
+    add_key_rate_field(pushes, 1, "=3", "1401000:2", period);
+    CHECK(pushes["3"].count({1, 1000, 2}) == 1);
+    // Entries of another form are skipped and counted; so is a field that names no key.
+    KeyPushes other;
+    CHECK(add_key_rate_field(other, 0, "=1", "x:1,1401000,1401000:,1401000:0,-5:1,,9:1", period) ==
+          7);
+    CHECK(add_key_rate_field(other, 0, "1", "1401000:1", period) == 1);
+    CHECK(other.empty());
+    // Fed to the judge: key 3 pushed 2 rows at 1 ms, 1 at 300 ms and 1 at 1.1 s; 3 per
+    // 1.4 s holds, 2 does not (the window from 1 ms holds all 4 rows; from 300 ms, 2).
+    KeyPushes key3{{"3", {}}};
+    add_key_rate_field(key3, 0, "=3", "1401000:2,1700000:1,2500000:1", period);
+    const RateVerdict ok = judge_rate_per_key(key3, 4, period);
+    CHECK(ok.violations == 0);
+    CHECK(ok.rows == 4);
+    const RateVerdict three = judge_rate_per_key(key3, 3, period);
+    CHECK(three.violations == 1);
+    REQUIRE(three.examples.size() == 1);
+    CHECK(three.examples[0] ==
+          "key 3: 4 rows pushed within 1400000 µs from the push at 1000 µs (Redis server time), "
+          "limit 3");
+    CHECK(judge_rate_per_key(key3, 2, period).violations == 1);
+    CHECK(judge_rate_per_key(key3, 1, period).violations == 2);
+}
+
+TEST_CASE("chaos rate per key: a key whose pushes recorded fewer rows than it has", "[chaos]") {
+    // Key "0" has 4 rows and pushes of 3 + 2 recorded (one pushed again): fine. Key "1" has 4
+    // and pushes of 3 recorded; key "2" has 2 and no push recorded (a dispatcher that does not
+    // keep the record would leave every key so).
+    const std::map<std::string, std::set<WindowPush>> pushes{{"0", {{0, 0, 3}, {1, 5, 2}}},
+                                                             {"1", {{0, 0, 1}, {0, 9, 2}}}};
+    const UnrecordedRows u = unrecorded_rows(pushes, {{"0", 4}, {"1", 4}, {"2", 2}});
+    CHECK(u.keys == 2);
+    CHECK(u.rows == 3);
+    REQUIRE(u.examples.size() == 2);
+    CHECK(u.examples[0] == "key 1: 4 rows, its pushes recorded 3 (pushed without a record)");
+    CHECK(u.examples[1] == "key 2: 2 rows, its pushes recorded 0 (pushed without a record)");
+    KeyLimitsVerdict keys;
+    keys.unrecorded = u;
+    CHECK(keys.rate_violations() == 2);
+    CHECK(keys.violations() == 2);
+    CHECK(unrecorded_rows(pushes, {{"0", 4}, {"1", 3}}).keys == 0);
+}
+
+TEST_CASE("chaos workload: the keyed queue's rate_per_key binds at bursts and keeps up",
+          "[chaos]") {
+    // (tasks, seconds): the CI run, the full run, and the sizes between.
+    for (const auto& [tasks, seconds] : std::vector<std::pair<std::int64_t, int>>{
+             {1000, 80}, {50000, 110}, {50000, 125}, {240000, 110}, {1000000, 333}}) {
+        CAPTURE(tasks, seconds);
+        const WorkloadShape shape = shape_for(tasks, seconds);
+        const double between_ms =
+            seconds * 1000.0 / static_cast<double>(shape.keyed_rows / kKeyedBurst);
+        const double period_ms = static_cast<double>(shape.keyed_rate_period.count());
+        constexpr int kPerBurst = kKeyedBurst / kKeyedKeys;
+        // Each key's rate takes 1.5 times the rows it gets over the run: its rows keep up.
+        CHECK(shape.keyed_rate_rows * between_ms >= 1.5 * kPerBurst * period_ms);
+        // With bursts 1 s apart or more, a key's burst is more than its rate takes at once.
+        if (between_ms >= 1000) CHECK(shape.keyed_rate_rows < kPerBurst);
+        // The watch reads the hash every 100 ms, and the push script merges no entries of a
+        // key whose limit is 16 rows or fewer.
+        CHECK(period_ms >= 500);
+        CHECK(period_ms <= 2000);  // the last burst's last row waits no longer
+        CHECK(shape.keyed_rate_rows <= 16);
+    }
+    const WorkloadShape ci = shape_for(50000, 115);  // 41 bursts over 115 s: one per 2.8 s
+    CHECK(keyed_rate_text(ci) == "3/1400ms");
 }
 
 namespace {

@@ -101,8 +101,9 @@ TEST_CASE(
     migrate_apply(config);
     auto redis = bed.redis_client();
     const auto keys = rowpump::protocol::keys_for("tenants");
-    // Per-key limits as an operator (or `rowpump limit`) writes them; shown as written.
-    redis.command({"HSET", keys.key_limits, kOddKey, "rate=5/1s concurrency=1", "k01", "weight=3"});
+    // Per-key limits as an operator (or `rowpump limit`) writes them; shown as written (and
+    // applied: chosen so that every key still has 2 tasks in flight).
+    redis.command({"HSET", keys.key_limits, kOddKey, "rate=5/1s concurrency=2", "k01", "weight=3"});
     auto dispatcher = bed.start_dispatcher(config);
     const auto scrape = [&] {
         const auto r = http_get(port, "/metrics");
@@ -201,7 +202,7 @@ TEST_CASE(
     CHECK(line["key_limits"]["total"] == 2);
     CHECK(line["key_limits"]["shown"] ==
           json::array({{{"key", "k01"}, {"limits", "weight=3"}},
-                       {{"key", kOddKey}, {"limits", "rate=5/1s concurrency=1"}}}));
+                       {{"key", kOddKey}, {"limits", "rate=5/1s concurrency=2"}}}));
     // Without --json: one line per key, the odd key's newline escaped.
     const auto plain = rowpump_cli({"status", "-c", config});
     INFO(plain.describe());

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "mysql/key_index.hpp"
 #include "mysql/passed_over_rows.hpp"
 #include "mysql/payload_values.hpp"
 #include "mysql/row_locks.hpp"
@@ -39,6 +40,7 @@ ClaimStore::ClaimStore(MysqlSession& session, KeyFigures* keys)
         list_keys_after_ = session.prepare(sql.list_keys_after());
         // Also for overrides that set a key's concurrency (KeyLimits).
         in_flight_by_key_ = session.prepare(sql.in_flight_by_key());
+        key_index_ = find_key_index(session.connection(), queue_);
     }
 }
 

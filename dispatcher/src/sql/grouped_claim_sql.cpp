@@ -52,8 +52,9 @@ std::string QueueSql::grouped_claim(std::size_t from_cursor, std::size_t from_fi
             from = "\n      AND " + quote_identifier(first.column) +
                    (first.descending ? " <= ?" : " >= ?");
         }
-        return "(SELECT " + id_ + " FROM " + table_ + through + "\n    WHERE " + key + " <=> ? AND " +
-               claimable_within_ + from + order + "\n    LIMIT ? FOR UPDATE SKIP LOCKED)";
+        return "(SELECT " + id_ + " FROM " + table_ + through + "\n    WHERE " + key +
+               " <=> ? AND " + claimable_within_ + from + order +
+               "\n    LIMIT ? FOR UPDATE SKIP LOCKED)";
     };
     std::string branches;
     for (std::size_t i = 0; i < from_cursor + from_first; ++i) {

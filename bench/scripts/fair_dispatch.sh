@@ -8,6 +8,8 @@
 #   bench/scripts/fair_dispatch.sh [ROWS[,ROWS...]] [SECONDS]      (defaults 1000000 and 20)
 # Several table sizes (1000000,10000000) are interleaved: for each key count, each size in
 # turn, so their figures come from the same minutes.
+# FAIR_KEYS (default "10 1000 100000"; empty: none) picks the key counts, FAIR_NOISY=0 leaves
+# the noisy case out.
 # Needs: MYSQL (client command line for the scratch database, as fair_claim.sh), MYSQL_YAML
 # (the `mysql:` map for rowpump, e.g. "{ host: localhost, user: root, database: fair }" with a
 # socket: MYSQL_UNIX_PORT), REDIS_PORT (an empty Redis), ROWPUMP (the binary).
@@ -59,7 +61,7 @@ fill() {  # $1: rows, $2: keys, $3: 1 for the noisy case
 }
 
 IFS=, read -ra rows_list <<<"$sizes"
-for keys in 10 1000 100000; do
+for keys in ${FAIR_KEYS-10 1000 100000}; do
     for rows in "${rows_list[@]}"; do
         echo "== $rows due rows, $keys keys taking turns, ${seconds}s each"
         fill "$rows" "$keys" 0
@@ -70,6 +72,7 @@ for keys in 10 1000 100000; do
     done
 done
 for rows in "${rows_list[@]}"; do
+    [[ ${FAIR_NOISY:-1} == 0 ]] && break
     echo "== $rows due rows: key 0 with all but 9,900, 99 keys with 100 each, key 0's rows first"
     fill "$rows" 100 1
     run "ordered (no group_by)" ""

@@ -344,3 +344,18 @@ TEST_CASE("payload columns are read by the claim's own read, times as ISO 8601 U
     CHECK(scan.scan().find("`url`") == std::string::npos);
     CHECK(scan.read_back().find("`url`") != std::string::npos);
 }
+
+TEST_CASE("a grouped claim reads each key through the named key index, from its cursor",
+          "[queue_sql][group_by]") {
+    auto config = load(
+        "    table: jobs\n    id: job_id\n    due: \"state = 'new'\"\n    order_by: created_at\n"
+        "    group_by: tenant\n");
+    rowpump::QueueSql sql(config.queues.at(0));
+    const std::string claim = sql.grouped_claim(2, 1, "tenant_created");
+    CHECK(count(claim, "FROM `jobs` FORCE INDEX (`tenant_created`)\n    WHERE `tenant` <=> ?") ==
+          3);
+    CHECK(count(claim, "AND `created_at` >= ?\n    ORDER BY `created_at`") == 2);
+    CHECK(count(claim, "?") == 2 * 4 + 3 + 2);
+    // Without an index found, the optimizer chooses, as before.
+    CHECK(sql.grouped_claim(1, 1).find("FORCE INDEX") == std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "mysql/key_index.hpp"
 #include "mysql/passed_over_rows.hpp"
 #include "mysql/payload_values.hpp"
 #include "mysql/row_locks.hpp"
@@ -40,6 +41,7 @@ ClaimStore::ClaimStore(MysqlSession& session, KeyFigures* keys)
         key_after_ = session.prepare(sql.key_after());
         // Also for overrides that set a key's concurrency (KeyLimits).
         in_flight_by_key_ = session.prepare(sql.in_flight_by_key());
+        key_index_ = find_key_index(session.connection(), queue_);
     }
 }
 

@@ -79,7 +79,7 @@ std::int64_t ClaimStore::stamp_keys(const std::vector<KeyVisit>& visits,
     };
     const std::size_t cursors = padded(from_cursor.size()), firsts = padded(from_first.size());
     auto& stmt = grouped_statements_[{cursors, firsts}];
-    if (!stmt) stmt = session_.prepare(session_.sql().grouped_claim(cursors, firsts));
+    if (!stmt) stmt = session_.prepare(session_.sql().grouped_claim(cursors, firsts, key_index_));
     unsigned index = 1;
     const auto bind = [&](const std::vector<const KeyVisit*>& group, std::size_t size) {
         for (std::size_t i = 0; i < size; ++i) {

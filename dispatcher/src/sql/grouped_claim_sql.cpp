@@ -28,7 +28,8 @@ void QueueSql::build_grouped() {
                         "'\nGROUP BY " + key;
 }
 
-std::string QueueSql::grouped_claim(std::size_t from_cursor, std::size_t from_first) const {
+std::string QueueSql::grouped_claim(std::size_t from_cursor, std::size_t from_first,
+                                    const std::string& key_index) const {
     const std::string key = quote_identifier(queue_.group_by);
     const std::string order =
         queue_.order_by.empty() ? "" : "\n    ORDER BY " + format_order_by(queue_.order_by);
@@ -37,7 +38,14 @@ std::string QueueSql::grouped_claim(std::size_t from_cursor, std::size_t from_fi
     // `<=>`: a NULL key is a key too. With order_by, a key's read goes on from its cursor, so
     // its rows in flight at the head of its order are not read again by every claim; the
     // cursor is part of the index range (a condition such as `? IS NULL OR col >= ?` would
-    // not be: MariaDB reads such a key from its first row).
+    // not be: MariaDB reads such a key from its first row). And the index is named: left to
+    // itself, MariaDB 10.11 plans `key <=> ?` as `ref` on the key column alone whenever it
+    // estimates the key's rows past the cursor at no fewer than its rows per key (a noisy
+    // key), and `ref` walks the key from its first row: every done row behind the cursor,
+    // each claim (490,000 rows for 1,000 taken, measured). Through the named index the read
+    // is a range on (key, cursor) that starts at the cursor.
+    const std::string through =
+        key_index.empty() ? "" : " FORCE INDEX (" + quote_identifier(key_index) + ")";
     const auto branch = [&](bool cursor) {
         std::string from;
         if (cursor && !queue_.order_by.empty()) {
@@ -45,8 +53,9 @@ std::string QueueSql::grouped_claim(std::size_t from_cursor, std::size_t from_fi
             from = "\n      AND " + quote_identifier(first.column) +
                    (first.descending ? " <= ?" : " >= ?");
         }
-        return "(SELECT " + id_ + " FROM " + table_ + "\n    WHERE " + key + " <=> ? AND " +
-               claimable_within_ + from + order + "\n    LIMIT ? FOR UPDATE SKIP LOCKED)";
+        return "(SELECT " + id_ + " FROM " + table_ + through + "\n    WHERE " + key +
+               " <=> ? AND " + claimable_within_ + from + order +
+               "\n    LIMIT ? FOR UPDATE SKIP LOCKED)";
     };
     std::string branches;
     for (std::size_t i = 0; i < from_cursor + from_first; ++i) {

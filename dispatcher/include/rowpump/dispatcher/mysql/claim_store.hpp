@@ -110,6 +110,7 @@ private:
     std::unique_ptr<RowLocks> row_locks_;
     // group_by
     std::unique_ptr<sql::PreparedStatement> null_key_, first_key_, key_after_, in_flight_by_key_;
+    std::string key_index_;  // the index each key is read through (find_key_index)
     // by (keys read from a cursor, keys read from their first row), each a power of two
     std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<sql::PreparedStatement>>
         grouped_statements_;

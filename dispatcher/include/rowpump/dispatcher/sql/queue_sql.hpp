@@ -77,8 +77,10 @@ public:
     // order_by order, through one UNION ALL of per-key reads; the first `from_cursor` keys
     // at or after a cursor value of the first order_by column, the next `from_first` from
     // their first row. Params: per key (key, the keeper's lease end, [cursor,] limit), then
-    // token batch prefix, lease end.
-    std::string grouped_claim(std::size_t from_cursor, std::size_t from_first) const;
+    // token batch prefix, lease end. Each key is read through `key_index` (FORCE INDEX) when
+    // not empty: an index that starts with the group_by column (find_key_index).
+    std::string grouped_claim(std::size_t from_cursor, std::size_t from_first,
+                              const std::string& key_index = "") const;
     // With concurrency_per_key: tasks in flight (lease running, outcome not applied) per key,
     // as key and count, through the lease index. No params.
     const std::string& in_flight_by_key() const { return in_flight_by_key_; }

@@ -36,11 +36,27 @@ TEST_CASE("every key of a queue lives in the queue's slot", "[cluster]") {
         const auto k = protocol::keys_for(queue);
         const int slot = key_slot(queue);
         INFO(queue);
-        for (const auto& key :
-             {k.ready, k.done, k.bad, k.workers, k.meta, k.stats, k.gauges, k.dispatchers, k.paused,
-              k.window, k.key_rate, k.key_limits, k.key_gauges, k.leader, k.epoch, k.secret,
-              k.prefix, k.processing("w-1"),
-              k.heartbeat("host-12-abcdef"), k.processing("{other}"), k.prefix + "anything"}) {
+        for (const auto& key : {k.ready,
+                                k.done,
+                                k.bad,
+                                k.workers,
+                                k.meta,
+                                k.stats,
+                                k.gauges,
+                                k.dispatchers,
+                                k.paused,
+                                k.window,
+                                k.key_rate,
+                                k.key_limits,
+                                k.key_gauges,
+                                k.leader,
+                                k.epoch,
+                                k.secret,
+                                k.prefix,
+                                k.processing("w-1"),
+                                k.heartbeat("host-12-abcdef"),
+                                k.processing("{other}"),
+                                k.prefix + "anything"}) {
             CHECK(key_slot(key) == slot);
         }
     }

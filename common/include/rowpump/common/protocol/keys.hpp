@@ -32,7 +32,7 @@ struct Keys {
     // string: the secret that signs claim: redis tokens, written by the first leader
     // (dispatcher/include/rowpump/dispatcher/loop/token_mac.hpp); never read by workers
     std::string secret;
-    std::string nudge;  // pub/sub channel: a message wakes the leading dispatcher to claim now
+    std::string nudge;       // pub/sub channel: a message wakes the leading dispatcher to claim now
     std::string key_gauges;  // hash: the leader's per-key figures of its top keys (key_gauges.hpp)
 
     std::string processing(std::string_view worker_id) const;  // list: a worker's tasks in hand

@@ -317,7 +317,7 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
         if (!entry.locked) finished.push_back(entry);
     }
     const auto locked = static_cast<std::int64_t>(done.size() - finished.size());
-    path_.on_outcomes_finished(locked == 0 ? done : finished);
+    path_.on_outcomes_finished(finished);
     for (const auto& entry : finished) {
         if (entry.done && entry.done->handler_ms) metrics_.handled(*entry.done->handler_ms);
     }

@@ -214,7 +214,8 @@ TEST_CASE("claim: redis scans with a keyset cursor, takes the rows it found, and
               "LIMIT ?");
     const std::string token =
         "SELECT `job_id`, CONCAT(LPAD(HEX(CRC32(COALESCE(`rp_token`, ''))), 8, '0'), '-', "
-        "`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0')) FROM `jobs`\n";
+        "`rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0')), LEFT(`rp_token`, 8) "
+        "FROM `jobs`\n";
     CHECK(sql.lock_scanned(3) == token + claimable +
                                      "  AND `job_id` IN (?, ?, ?)\n"
                                      "FOR UPDATE SKIP LOCKED");
@@ -278,15 +279,13 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
     CHECK(sql.success_by_id(2) ==
           "UPDATE `jobs` SET state = ?, note = CONCAT(?, ?),\n    `rp_token` = " + settled +
               ", `rp_lease_until` = NULL, `rp_attempts` = 0, `rp_last_error` = NULL\n"
-              "WHERE `job_id` IN (?, ?)\n"
+              "WHERE (`job_id`, IFNULL(CRC32(`rp_token`), 0), `rp_attempts`) IN "
+              "((?, ?, ?), (?, ?, ?))\n"
               "  AND " +
               kApplicable +
               "\n"
-              "  AND CONCAT(" +
-              version +
-              ", '-', `rp_attempts` + 1, '-', LPAD(HEX(CRC32(`job_id`)), 8, '0')) IN (?, ?)\n"
-              "  AND NOT (`rp_token` <=> " +
-              settled + ")");
+              // Only an outcome of the task's own scan leaves a token that starts with its batch.
+              "  AND NOT (LEFT(`rp_token`, 8) <=> ?)");
     // Each placeholder is bound where it occurs.
     CHECK(sql.success_by_id_values() == std::vector<std::string>{"state", "state", "note"});
     rowpump::QueueSql mysql(load("    table: jobs\n    id: job_id\n    due: \"1\"\n").queues.at(0));
@@ -338,7 +337,8 @@ TEST_CASE("payload columns are read by the claim's own read, times as ISO 8601 U
         "    payload: [url]\n");
     rowpump::QueueSql scan(redis.queues.at(0));
     CHECK(scan.lock_scanned(1).find(
-              "'-', LPAD(HEX(CRC32(`job_id`)), 8, '0')), `url` FROM `jobs`") != std::string::npos);
+              "'-', LPAD(HEX(CRC32(`job_id`)), 8, '0')), LEFT(`rp_token`, 8), `url` FROM `jobs`") !=
+          std::string::npos);
     CHECK(scan.scan_retried().find("), `url` FROM `jobs`") != std::string::npos);
     // The claim's other statements are as without a payload.
     CHECK(scan.scan().find("`url`") == std::string::npos);

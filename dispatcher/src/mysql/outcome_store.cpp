@@ -7,7 +7,11 @@
 #include <mysql_connection.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
 
 #include "mysql/row_locks.hpp"
 #include "mysql/statement_rows.hpp"
@@ -28,6 +32,29 @@ constexpr std::size_t kSuccessByIdMin = 16;
 // this long: the row's outcome is tried again each cycle, and while the row stays held a batch
 // that wrote without the locking read would fail on it each time.
 constexpr std::chrono::seconds kLockFirstFor{5};
+
+// What QueueSql::success_by_id() fences a scan token's row with: the token's version digits
+// as a number and the row's attempts when it was read (the token's attempt minus one);
+// nullopt for a token that is not a scan token: `<batch><version>-<attempt>-<id checksum>`.
+struct ScanFence {
+    std::int64_t version;
+    std::int64_t attempts;
+};
+std::optional<ScanFence> scan_fence(std::string_view token) {
+    constexpr std::size_t at = QueueSql::kScanBatchDigits, digits = 8;
+    if (token.size() <= at + digits + 1 || token[at + digits] != '-') return std::nullopt;
+    const char* const end = token.data() + token.size();
+    std::uint32_t version = 0;
+    const char* version_end = token.data() + at + digits;
+    if (auto r = std::from_chars(token.data() + at, version_end, version, 16);
+        r.ec != std::errc() || r.ptr != version_end)
+        return std::nullopt;
+    std::uint64_t attempt = 0;
+    const auto r = std::from_chars(version_end + 1, end, attempt);
+    if (r.ec != std::errc() || attempt == 0 || r.ptr == end || *r.ptr != '-') return std::nullopt;
+    if (attempt > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+    return ScanFence{version, static_cast<std::int64_t>(attempt) - 1};
+}
 
 }  // namespace
 
@@ -116,11 +143,11 @@ std::int64_t OutcomeStore::apply_success(const std::vector<std::vector<std::stri
                                          std::int64_t& already) {
     if (!rules_.success_by_id) return apply_kind(RowUpdate::success, rows, already);
     // Group by scan batch and values: rows are (token, id, values in placeholders() order).
-    // A token too short to hold a scan batch is joined (and found stale there).
+    // A token that is not a scan token is joined (and found stale there).
     std::map<std::vector<std::string>, std::vector<const std::vector<std::string>*>> groups;
     std::vector<std::vector<std::string>> joined;
     for (const auto& row : rows) {
-        if (row[0].size() <= QueueSql::kScanBatchDigits) {
+        if (!scan_fence(row[0])) {
             joined.push_back(row);
             continue;
         }
@@ -164,9 +191,12 @@ std::int64_t OutcomeStore::update_by_id(const std::vector<const std::vector<std:
         unsigned index = 1;
         for (const auto& value : values) stmt->setString(index++, value);
         stmt->setString(index++, batch);
-        for (std::size_t i = 0; i < size; ++i) stmt->setString(index++, row(i)[1]);
-        for (std::size_t i = 0; i < size; ++i)
-            stmt->setString(index++, row(i)[0].substr(QueueSql::kScanBatchDigits));
+        for (std::size_t i = 0; i < size; ++i) {
+            const auto fence = scan_fence(row(i)[0]);  // apply_success() grouped only these
+            stmt->setString(index++, row(i)[1]);
+            stmt->setInt64(index++, fence->version);
+            stmt->setInt64(index++, fence->attempts);
+        }
         stmt->setString(index, batch);
         total += stmt->executeUpdate();
     });

@@ -26,28 +26,46 @@ ScanStore::ScanStore(MysqlSession& session)
 
 ScanStore::~ScanStore() = default;
 
-std::string ScanStore::fresh_batch() {
-    // The token's first kScanBatchDigits hex digits; lock_scanned() reads the rest.
+std::string ScanStore::pick_batch(const std::vector<ReadRow>& rows) {
+    // The token's first kScanBatchDigits hex digits; lock_scanned() reads the rest. None of
+    // the rows' token columns starts with it (a second draw at odds of 2^-32 per row): so a
+    // row's token starts with the batch only once an outcome of this read settled it, which
+    // is what QueueSql::success_by_id() asks of a row before it applies.
     static_assert(QueueSql::kScanBatchDigits == 8, "a scan batch is 32 random bits");
-    char batch[16];
-    std::snprintf(batch, sizeof batch, "%0*llX", static_cast<int>(QueueSql::kScanBatchDigits),
-                  static_cast<unsigned long long>(random_() & 0xFFFFFFFFULL));
-    return batch;
+    for (;;) {
+        char batch[16];
+        std::snprintf(batch, sizeof batch, "%0*llX", static_cast<int>(QueueSql::kScanBatchDigits),
+                      static_cast<unsigned long long>(random_() & 0xFFFFFFFFULL));
+        if (std::none_of(rows.begin(), rows.end(),
+                         [&](const ReadRow& r) { return r.token_start == batch; }))
+            return batch;
+    }
+}
+
+ScanStore::ReadRow ScanStore::read_row(sql::ResultSet& rs) const {
+    return {rs.getString(1), rs.getString(2), rs.isNull(3) ? "" : std::string(rs.getString(3)),
+            read_payload(rs, 4, queue_.payload.size())};
+}
+
+std::vector<ClaimedRow> ScanStore::with_tokens(std::vector<ReadRow> rows) {
+    const std::string batch = pick_batch(rows);
+    std::vector<ClaimedRow> claimed;
+    claimed.reserve(rows.size());
+    for (auto& r : rows)
+        claimed.push_back(
+            {std::move(r.id), batch + r.token_rest, std::nullopt, std::move(r.payload)});
+    return claimed;
 }
 
 std::vector<ClaimedRow> ScanStore::scan_retried(std::int64_t limit, const InFlight& in_flight) {
-    const std::string batch = fresh_batch();
     scan_retried_->setInt64(1, limit);
     std::unique_ptr<sql::ResultSet> rs(scan_retried_->executeQuery());
-    std::vector<ClaimedRow> rows;
+    std::vector<ReadRow> rows;
     while (rs->next()) {
-        auto id = rs->getString(1);
-        if (!in_flight.holds(id)) {
-            rows.push_back({std::move(id), batch + rs->getString(2), std::nullopt,
-                            read_payload(*rs, 3, queue_.payload.size())});
-        }
+        auto row = read_row(*rs);
+        if (!in_flight.holds(row.id)) rows.push_back(std::move(row));
     }
-    return rows;
+    return with_tokens(std::move(rows));
 }
 
 ScanStore::ScanPage ScanStore::scan(std::int64_t want, std::int64_t read_limit,
@@ -95,8 +113,7 @@ ScanStore::ScanPage ScanStore::scan(std::int64_t want, std::int64_t read_limit,
 }
 
 std::vector<ClaimedRow> ScanStore::lock_scanned(const std::vector<std::string>& ids) {
-    std::unordered_map<std::string, ClaimedRow> locked;
-    const std::string batch = fresh_batch();
+    std::unordered_map<std::string, ReadRow> locked;
     for_each_statement(ids.size(), [&](std::size_t start, std::size_t n, std::size_t size) {
         auto& stmt = lock_scanned_statements_[size];
         if (!stmt) stmt = session_.prepare(session_.sql().lock_scanned(size));
@@ -104,20 +121,20 @@ std::vector<ClaimedRow> ScanStore::lock_scanned(const std::vector<std::string>& 
             stmt->setString(static_cast<unsigned>(i + 1), ids[start + std::min(i, n - 1)]);
         std::unique_ptr<sql::ResultSet> rs(stmt->executeQuery());
         while (rs->next()) {
-            std::string id = rs->getString(1);
-            locked.emplace(id, ClaimedRow{id, batch + rs->getString(2), std::nullopt,
-                                          read_payload(*rs, 3, queue_.payload.size())});
+            auto row = read_row(*rs);
+            std::string id = row.id;
+            locked.emplace(std::move(id), std::move(row));
         }
     });
     // In the scan's order; a row missing was locked by another transaction, or is no longer
     // claimable.
-    std::vector<ClaimedRow> rows;
+    std::vector<ReadRow> rows;
     rows.reserve(locked.size());
     for (const auto& id : ids) {
         auto it = locked.find(id);
         if (it != locked.end()) rows.push_back(std::move(it->second));
     }
-    return rows;
+    return with_tokens(std::move(rows));
 }
 
 void ScanStore::rescan_from_start() {

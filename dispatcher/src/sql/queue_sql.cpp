@@ -164,8 +164,12 @@ void QueueSql::build_scan(const std::string& claimable, const std::string& expir
     // it must wait for: rows another transaction holds (an application's SELECT ... FOR
     // UPDATE) are passed over, as a claim in MySQL passes them; their outcome would have to
     // wait for the lock, and every outcome of its batch with it.
+    // Then the first kScanBatchDigits of the row's token column: ScanStore picks a scan batch
+    // that no row of the scan starts with, so that success_by_id() can tell a row its outcome
+    // already settled by that prefix alone.
     const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
-                               attempts_ + " + 1, '-', " + id_checksum("") + ")" + payload_ +
+                               attempts_ + " + 1, '-', " + id_checksum("") + "), LEFT(" + token_ +
+                               ", " + std::to_string(kScanBatchDigits) + ")" + payload_ +
                                " FROM " + table_ + "\nWHERE ";
     lock_scanned_ = select + claimable + "\n  AND " + id_ + " IN (";
     scan_retried_ = select + expired + "\nORDER BY " + lease_ + "\nLIMIT ? FOR UPDATE SKIP LOCKED";
@@ -261,14 +265,19 @@ std::string QueueSql::success_by_id(std::size_t rows) const {
                                 std::to_string(kSettledMarkAt - kScanBatchDigits - 1) + "), '" +
                                 kSettledMark + "-', " + attempts_ + " + 1, '-', " +
                                 id_checksum("") + ")";
-    const std::string list = "(" + placeholders_list(rows) + ")";
+    // The fence as numbers, one (id, version, attempts) per row, which is also the primary key
+    // range to read: CRC32 of the token column (0 for NULL, as CRC32('')), never its text.
+    // Every token of the scan batch's rows starts with the batch only once one of its outcomes
+    // applied (ScanStore::pick_batch), so that prefix tells an outcome applied before.
+    std::string list;
+    for (std::size_t i = 0; i < rows; ++i) list += i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)";
     // Assignments run left to right and see the columns assigned before them: the token,
     // made from the attempts and the old token, comes before both change.
     return "UPDATE " + table_ + " SET " + success_by_id_set_ + token_ + " = " + settled + ", " +
-           lease_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL\nWHERE " + id_ + " IN " +
-           list + "\n  AND " + applicable_ + "\n  AND CONCAT(" + row_version("") + ", '-', " +
-           attempts_ + " + 1, '-', " + id_checksum("") + ") IN " + list + "\n  AND NOT (" + token_ +
-           " <=> " + settled + ")";
+           lease_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL\nWHERE (" + id_ +
+           ", IFNULL(CRC32(" + token_ + "), 0), " + attempts_ + ") IN (" + list + ")\n  AND " +
+           applicable_ + "\n  AND NOT (LEFT(" + token_ + ", " +
+           std::to_string(kScanBatchDigits) + ") <=> ?)";
 }
 
 std::string QueueSql::retry(std::size_t rows) const {

@@ -15,6 +15,10 @@
 #include "rowpump/dispatcher/loop/claim.hpp"
 #include "rowpump/dispatcher/mysql/mysql_session.hpp"
 
+namespace sql {
+class ResultSet;
+}  // namespace sql
+
 namespace rowpump {
 
 class InFlight;
@@ -47,7 +51,16 @@ public:
                                                        const InFlight& in_flight);
 
 private:
-    std::string fresh_batch();  // a token's first part, for scanned rows
+    // A row as lock_scanned() and scan_retried() read it.
+    struct ReadRow {
+        std::string id;
+        std::string token_rest;   // the token but its scan batch
+        std::string token_start;  // the first characters of the row's token column
+        std::vector<std::optional<std::string>> payload;
+    };
+    ReadRow read_row(sql::ResultSet& rs) const;
+    std::string pick_batch(const std::vector<ReadRow>& rows);  // a token's first part
+    std::vector<ClaimedRow> with_tokens(std::vector<ReadRow> rows);
     // Locks what it can of the rows a scan found, skipping rows other transactions hold,
     // and gives each still claimable a fresh token.
     std::vector<ClaimedRow> lock_scanned(const std::vector<std::string>& ids);

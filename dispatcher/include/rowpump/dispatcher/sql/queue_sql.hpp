@@ -92,8 +92,9 @@ public:
     const std::string& scan() const { return scan_; }
     const std::string& scan_from() const { return scan_from_; }
     // Of `ids` scanned rows, those still claimable and not locked by another transaction, as
-    // id and the token but its first 8 hex digits (row version, '-', attempt, '-', id checksum),
-    // then the payload columns. Params: the ids. Empty with claim: mysql.
+    // id, the token but its first 8 hex digits (row version, '-', attempt, '-', id checksum),
+    // the first 8 characters of the row's token column (NULL for none), then the payload
+    // columns. Params: the ids. Empty with claim: mysql.
     std::string lock_scanned(std::size_t ids) const;
     // Rows whose retry delay has passed, oldest first, through the lease index (which with
     // claim: redis holds only retry delays), in lock_scanned()'s columns. Params: limit.
@@ -127,8 +128,9 @@ public:
     // first kScanBatchDigits) with equal on_success values, as one UPDATE through the primary
     // key, fenced as fence() fences the joined form: cheaper than the join, which MariaDB
     // applies in a second pass over the rows it found. Params: the values in
-    // success_by_id_values() order, the scan batch, the ids, each token without its scan
-    // batch (in the ids' order), the scan batch again. Empty with claim: mysql.
+    // success_by_id_values() order, the scan batch, then per row its id, its version (the
+    // token's digits 9 to 16 as a number) and its attempt minus one, then the scan batch
+    // again. Empty with claim: mysql.
     std::string success_by_id(std::size_t rows) const;
     const std::vector<std::string>& success_by_id_values() const { return success_by_id_values_; }
     static constexpr std::size_t kScanBatchDigits = 8;

@@ -43,8 +43,15 @@ std::string ScanStore::pick_batch(const std::vector<ReadRow>& rows) {
 }
 
 ScanStore::ReadRow ScanStore::read_row(sql::ResultSet& rs) const {
-    return {rs.getString(1), rs.getString(2), rs.isNull(3) ? "" : std::string(rs.getString(3)),
-            read_payload(rs, 4, queue_.payload.size())};
+    // The token but its scan batch, as QueueSql::fence() and success_by_id() read it: the
+    // row's version in 8 hex digits, '-', the attempt, '-', the id's checksum in 8 hex digits.
+    char rest[40];
+    std::snprintf(rest, sizeof rest, "%08llX-%llu-%08llX",
+                  static_cast<unsigned long long>(rs.getUInt64(2)),
+                  static_cast<unsigned long long>(rs.getUInt64(3)) + 1,
+                  static_cast<unsigned long long>(rs.getUInt64(4)));
+    return {rs.getString(1), rest, rs.isNull(5) ? "" : std::string(rs.getString(5)),
+            read_payload(rs, 6, queue_.payload.size())};
 }
 
 std::vector<ClaimedRow> ScanStore::with_tokens(std::vector<ReadRow> rows) {

@@ -159,18 +159,18 @@ void QueueSql::build_scan(const std::string& claimable, const std::string& expir
         "SELECT " + id_ + cursor_column + " FROM " + table_ + "\nWHERE " + claimable;
     scan_ = from + "\nORDER BY " + order + "\nLIMIT ?";
     scan_from_ = from + "\n  AND " + after + "\nORDER BY " + order + "\nLIMIT ?";
-    // Each row comes with its token but the first 8 hex digits (QueueStore adds them): the
-    // row's version (see fence()), its attempt and its id. A locking read that takes no lock
-    // it must wait for: rows another transaction holds (an application's SELECT ... FOR
-    // UPDATE) are passed over, as a claim in MySQL passes them; their outcome would have to
-    // wait for the lock, and every outcome of its batch with it.
-    // Then the first kScanBatchDigits of the row's token column: ScanStore picks a scan batch
-    // that no row of the scan starts with, so that success_by_id() can tell a row its outcome
-    // already settled by that prefix alone.
-    const std::string select = "SELECT " + id_ + ", CONCAT(" + row_version("") + ", '-', " +
-                               attempts_ + " + 1, '-', " + id_checksum("") + "), LEFT(" + token_ +
-                               ", " + std::to_string(kScanBatchDigits) + ")" + payload_ +
-                               " FROM " + table_ + "\nWHERE ";
+    // Each row comes with what its token is made of (ScanStore writes the token): the CRC32
+    // of the token column (the row's version, see fence(); 0 for NULL, as CRC32('')), the
+    // attempts and the CRC32 of the id, as numbers, and the first kScanBatchDigits of the
+    // token column: ScanStore picks a scan batch that no row of the scan starts with, so that
+    // success_by_id() can tell a row its outcome already settled by that prefix alone. A
+    // locking read that takes no lock it must wait for: rows another transaction holds (an
+    // application's SELECT ... FOR UPDATE) are passed over, as a claim in MySQL passes them;
+    // their outcome would have to wait for the lock, and every outcome of its batch with it.
+    const std::string select = "SELECT " + id_ + ", IFNULL(CRC32(" + token_ + "), 0), " +
+                               attempts_ + ", CRC32(" + id_ + "), LEFT(" + token_ + ", " +
+                               std::to_string(kScanBatchDigits) + ")" + payload_ + " FROM " +
+                               table_ + "\nWHERE ";
     lock_scanned_ = select + claimable + "\n  AND " + id_ + " IN (";
     scan_retried_ = select + expired + "\nORDER BY " + lease_ + "\nLIMIT ? FOR UPDATE SKIP LOCKED";
 }

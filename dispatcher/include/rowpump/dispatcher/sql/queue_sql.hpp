@@ -92,9 +92,9 @@ public:
     const std::string& scan() const { return scan_; }
     const std::string& scan_from() const { return scan_from_; }
     // Of `ids` scanned rows, those still claimable and not locked by another transaction, as
-    // id, the token but its first 8 hex digits (row version, '-', attempt, '-', id checksum),
-    // the first 8 characters of the row's token column (NULL for none), then the payload
-    // columns. Params: the ids. Empty with claim: mysql.
+    // id, the row's version (CRC32 of the token column, 0 for NULL), its attempts, CRC32 of
+    // the id, the first 8 characters of the token column (NULL for none), then the payload
+    // columns: ScanStore makes the token of them. Params: the ids. Empty with claim: mysql.
     std::string lock_scanned(std::size_t ids) const;
     // Rows whose retry delay has passed, oldest first, through the lease index (which with
     // claim: redis holds only retry delays), in lock_scanned()'s columns. Params: limit.

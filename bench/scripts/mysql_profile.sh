@@ -50,23 +50,23 @@ say
 say "| function on the stack | what it is | share of samples |"
 say "|---|---|---:|"
 # A blank line ends each sample's stack.
-awk -v list="mysql_update:UPDATE statements
-handler::ha_update_row:  the row writes
-Item_cond_and::val_bool:  their WHERE, row by row
-fill_record:  their SET, row by row
-SQL_SELECT::test_quick_select:  range analysis of the id lists (also in SELECT)
-Item_func_in::fix_length_and_dec:  sorting the IN lists (also in SELECT)
-mysql_select:SELECT statements
-multi_range_read_next:  reads through the primary key (also in UPDATE)
-ha_index_next_same:  reads along the order index (the scan)
-Item_func_concat::val_str:CONCAT, row by row (tokens)
-tpool::task_group::execute:InnoDB background threads (purge, flushing)
-mysql_parse:statements sent as text (the due count, COMMIT)" '
+awk -v list="mysql_update|UPDATE statements
+handler::ha_update_row|  the row writes
+Item_cond_and::val_bool|  their WHERE, row by row
+fill_record|  their SET, row by row
+SQL_SELECT::test_quick_select|  range analysis of the id lists (also in SELECT)
+Item_func_in::fix_length_and_dec|  sorting the IN lists (also in SELECT)
+mysql_select|SELECT statements
+multi_range_read_next|  reads through the primary key (also in UPDATE)
+ha_index_next_same|  reads along the order index (the scan)
+Item_func_concat::val_str|CONCAT, row by row (tokens)
+tpool::task_group::execute|InnoDB background threads (purge, flushing)
+mysql_parse|statements sent as text (the due count, COMMIT)" '
     BEGIN { n = split(list, rows, "\n"); for (i = 1; i <= n; ++i) {
-                split(rows[i], f, ":"); fn[i] = f[1]; what[i] = substr(rows[i], length(f[1]) + 2) } }
+                split(rows[i], f, "|"); fn[i] = f[1]; what[i] = substr(rows[i], length(f[1]) + 2) } }
     NF == 0 { if (in_sample) { ++samples; for (i = 1; i <= n; ++i) if (seen[i]) ++hits[i] }
               in_sample = 0; delete seen; next }
-    { in_sample = 1; for (i = 1; i <= n; ++i) if (index($0, " " fn[i]) > 0) seen[i] = 1 }
+    { in_sample = 1; for (i = 1; i <= n; ++i) if (index($0, fn[i]) > 0) seen[i] = 1 }
     END { if (in_sample) { ++samples; for (i = 1; i <= n; ++i) if (seen[i]) ++hits[i] }
           for (i = 1; i <= n; ++i)
               printf "| `%s` | %s | %.1f%% |\n", fn[i], what[i], samples ? 100 * hits[i] / samples : 0

@@ -276,8 +276,8 @@ std::string QueueSql::success_by_id(std::size_t rows) const {
     return "UPDATE " + table_ + " SET " + success_by_id_set_ + token_ + " = " + settled + ", " +
            lease_ + " = NULL, " + attempts_ + " = 0, " + error_ + " = NULL\nWHERE (" + id_ +
            ", IFNULL(CRC32(" + token_ + "), 0), " + attempts_ + ") IN (" + list + ")\n  AND " +
-           applicable_ + "\n  AND NOT (LEFT(" + token_ + ", " +
-           std::to_string(kScanBatchDigits) + ") <=> ?)";
+           applicable_ + "\n  AND NOT (LEFT(" + token_ + ", " + std::to_string(kScanBatchDigits) +
+           ") <=> ?)";
 }
 
 std::string QueueSql::retry(std::size_t rows) const {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
@@ -56,11 +57,17 @@ std::string faketime_library() {
 std::vector<std::pair<std::string, std::string>> stepped_clock_env(const std::string& offset_file) {
     if (!fs::exists(offset_file)) write_file(offset_file, "+0\n");
     // libfaketime reads the offset from the file at every clock reading (NO_CACHE), so a step
-    // takes effect at once for every thread; timeouts keep the real monotonic clock.
+    // takes effect at once for every thread; timeouts keep the real monotonic clock. A program
+    // built with AddressSanitizer (scripts/build.sh --sanitize) refuses to start with a library
+    // preloaded before its runtime unless told that this is meant.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    std::string asan_options = asan != nullptr && *asan != '\0' ? std::string(asan) + ":" : "";
+    asan_options += "verify_asan_link_order=0";
     return {{"LD_PRELOAD", faketime_library()},
             {"FAKETIME_TIMESTAMP_FILE", offset_file},
             {"FAKETIME_NO_CACHE", "1"},
-            {"FAKETIME_DONT_FAKE_MONOTONIC", "1"}};
+            {"FAKETIME_DONT_FAKE_MONOTONIC", "1"},
+            {"ASAN_OPTIONS", asan_options}};
 }
 
 void write_clock_offset(const std::string& offset_file, std::chrono::seconds offset) {

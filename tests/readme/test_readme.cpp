@@ -149,11 +149,18 @@ TEST_CASE("readme: the five-minute example runs as written", "[readme]") {
         const auto source = bed.dir.file("worker.cpp");
         write_file(source, ports(code_block(section, "cpp", "rowpump::Worker")));
         const std::string library = ROWPUMP_WORKER_LIBRARY;
-        const auto compiled = run_program(
-            {ROWPUMP_CXX, "-std=c++17", "-I" ROWPUMP_SOURCE_DIR "/worker-sdk/include",
-             "-I" ROWPUMP_SOURCE_DIR "/common/include", source, "-o", bed.dir.file("worker"),
-             library, "-Wl,-rpath," + library.substr(0, library.rfind('/'))},
-            120s);
+        std::vector<std::string> command{ROWPUMP_CXX,
+                                         "-std=c++17",
+                                         "-I" ROWPUMP_SOURCE_DIR "/worker-sdk/include",
+                                         "-I" ROWPUMP_SOURCE_DIR "/common/include",
+                                         source,
+                                         "-o",
+                                         bed.dir.file("worker"),
+                                         library,
+                                         "-Wl,-rpath," + library.substr(0, library.rfind('/'))};
+        if (const std::string sanitize = ROWPUMP_README_SANITIZE; !sanitize.empty())
+            command.insert(command.begin() + 1, sanitize);
+        const auto compiled = run_program(command, 120s);
         INFO(compiled.describe());
         REQUIRE(compiled.status.success());
         run_worker("cpp", {bed.dir.file("worker")});

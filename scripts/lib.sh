@@ -37,6 +37,36 @@ on_exit() {
     trap 'exit 143' TERM
 }
 
+# A benchmark's run directory, run/NAME-<time>, in `run_dir`: when the script exits, the
+# servers started there (start_servers) stop and their data goes; the results stay.
+bench_run_dir() {
+    run_dir=$ROWPUMP_ROOT/run/$1-$(date +%Y%m%d-%H%M%S)
+    mkdir -p "$run_dir"
+    on_exit stop_bench_servers
+}
+stop_bench_servers() {
+    local status=$?
+    trap - EXIT INT TERM
+    [[ -e $run_dir/env ]] && "$ROWPUMP_ROOT/scripts/servers.sh" stop "$run_dir"
+    rm -rf "$run_dir/mysql" "$run_dir/redis"
+    exit "$status"
+}
+
+# One end-to-end run of the benchmark driver in the background (its pid in `driver_pid`,
+# results in run_dir/driver): CONFIG [ROWPUMP] [ROWS] as bench/scripts/mysql_threads.sh takes
+# them. Returns once its dispatcher runs (after the table load); the run ends when the
+# dispatcher does (e2e_running).
+start_e2e_run() {
+    local config=$1 rowpump=${2:-} rows=${3:-}
+    local driver=$ROWPUMP_ROOT/build-bench/bench/rowpump_bench
+    [[ -x $driver ]] || die "no $driver: run scripts/bench.sh (or build target rowpump_bench) first"
+    "$driver" --run-dir "$run_dir/driver" --phases e2e --reps 1 --e2e-configs "$config" \
+        ${rowpump:+--rowpump "$rowpump"} ${rows:+--e2e-rows "$rows"} >"$run_dir/driver.out" 2>&1 &
+    driver_pid=$!
+    wait_until 300 e2e_running || die "no dispatcher started (see $run_dir/driver.out)"
+}
+e2e_running() { pgrep -f "$run_dir/driver/e2e.yaml" >/dev/null; }
+
 # Starts throwaway MariaDB and Redis in `dir` (scripts/servers.sh start) and exports the
 # ROWPUMP_* variables of the env file it writes. Stopping them is up to the caller.
 start_servers() {

@@ -34,8 +34,7 @@ done
 old_rev=$1 old_indexes=$2 reps=${3:-3} config=${4:-4x8} new_configs=${5:-${4:-4x8}}
 driver=$ROWPUMP_ROOT/build-bench/bench/rowpump_bench
 [[ -x $driver ]] || die "no $driver: run scripts/bench.sh (or build target rowpump_bench) first"
-run_dir=$ROWPUMP_ROOT/run/compare-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$run_dir"
+bench_run_dir compare
 
 # Builds rowpump at REV in run_dir/SIDE-src/build-bench and prints the executable's path.
 build_rev() {
@@ -58,14 +57,6 @@ else
     new_name="working tree, $(git -C "$ROWPUMP_ROOT" describe --always --dirty)"
 fi
 
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    [[ -e $run_dir/env ]] && "$ROWPUMP_ROOT/scripts/servers.sh" stop "$run_dir"
-    rm -rf "$run_dir/mysql" "$run_dir/redis"
-    exit "$status"
-}
-on_exit cleanup
 start_servers "$run_dir"
 
 for ((rep = 1; rep <= reps; rep++)); do

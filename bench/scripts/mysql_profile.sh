@@ -15,29 +15,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 (($# >= 1)) || die "usage: $0 CONFIG [ROWPUMP] [ROWS]"
 config=$1 rowpump=${2:-} rows=${3:-}
-driver=$ROWPUMP_ROOT/build-bench/bench/rowpump_bench
-[[ -x $driver ]] || die "no $driver: run scripts/bench.sh (or build target rowpump_bench) first"
 command -v perf >/dev/null || die "no perf: apt-get install linux-perf"
-run_dir=$ROWPUMP_ROOT/run/profile-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$run_dir"
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    [[ -e $run_dir/env ]] && "$ROWPUMP_ROOT/scripts/servers.sh" stop "$run_dir"
-    rm -rf "$run_dir/mysql" "$run_dir/redis"
-    exit "$status"
-}
-on_exit cleanup
+bench_run_dir profile
 start_servers "$run_dir"
-
-"$driver" --run-dir "$run_dir/driver" --phases e2e --reps 1 --e2e-configs "$config" \
-    ${rowpump:+--rowpump "$rowpump"} ${rows:+--e2e-rows "$rows"} >"$run_dir/driver.out" 2>&1 &
-driver_pid=$!
-# The run starts when the dispatcher does (after the table load); it ends when it stops.
-wait_until 300 pgrep -f "$run_dir/driver/e2e.yaml" >/dev/null || die "no dispatcher started"
+start_e2e_run "$config" "$rowpump" "$rows"
 perf record -F 999 -g -p "$ROWPUMP_MYSQL_PID" -o "$run_dir/perf.data" 2>"$run_dir/perf.log" &
 perf_pid=$!
-while pgrep -f "$run_dir/driver/e2e.yaml" >/dev/null; do sleep 0.2; done
+while e2e_running; do sleep 0.2; done
 kill -INT "$perf_pid"
 wait "$perf_pid" || true
 wait "$driver_pid"

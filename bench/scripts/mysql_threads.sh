@@ -15,18 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 (($# >= 1)) || die "usage: $0 CONFIG [ROWPUMP] [ROWS]"
 config=$1 rowpump=${2:-} rows=${3:-}
-driver=$ROWPUMP_ROOT/build-bench/bench/rowpump_bench
-[[ -x $driver ]] || die "no $driver: run scripts/bench.sh (or build target rowpump_bench) first"
-run_dir=$ROWPUMP_ROOT/run/threads-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$run_dir"
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    [[ -e $run_dir/env ]] && "$ROWPUMP_ROOT/scripts/servers.sh" stop "$run_dir"
-    rm -rf "$run_dir/mysql" "$run_dir/redis"
-    exit "$status"
-}
-on_exit cleanup
+bench_run_dir threads
 # Statement figures (prepared_statements_instances) need the statement consumers too.
 ROWPUMP_MYSQLD_ARGS="--performance-schema=ON --performance-schema-instrument=statement/%=ON
     --performance-schema-consumer-events-statements-current=ON
@@ -40,15 +29,11 @@ threads_cpu() {
     done
 }
 
-"$driver" --run-dir "$run_dir/driver" --phases e2e --reps 1 --e2e-configs "$config" \
-    ${rowpump:+--rowpump "$rowpump"} ${rows:+--e2e-rows "$rows"} >/dev/null &
-driver_pid=$!
-# The run starts when the dispatcher does (after the table load); it ends when it stops.
-wait_until 300 pgrep -f "$run_dir/driver/e2e.yaml" >/dev/null || die "no dispatcher started"
+start_e2e_run "$config" "$rowpump" "$rows"
 threads_cpu >"$run_dir/cpu.start"
 : >"$run_dir/seen"
 : >"$run_dir/statements"
-while pgrep -f "$run_dir/driver/e2e.yaml" >/dev/null; do
+while e2e_running; do
     threads_cpu >"$run_dir/cpu.end"
     mysql_root "SELECT THREAD_OS_ID, NAME, LEFT(REPLACE(IFNULL(PROCESSLIST_INFO, ''), '\n', ' '), 40)
                 FROM performance_schema.threads WHERE THREAD_OS_ID IS NOT NULL" \

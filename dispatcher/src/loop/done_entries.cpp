@@ -1,6 +1,7 @@
 #include "loop/done_entries.hpp"
 
 #include <cppconn/exception.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
@@ -65,6 +66,34 @@ std::vector<std::string> locked_ids(const std::vector<DoneEntry>& entries) {
 bool any_accepted(const std::vector<DoneEntry>& entries) {
     return std::any_of(entries.begin(), entries.end(),
                        [](const DoneEntry& e) { return e.accepted(); });
+}
+
+void log_acknowledged(const std::string& label, const AppliedCounts& counts,
+                      const std::pair<std::size_t, std::string>& refused, std::int64_t locked,
+                      const std::string& bad_list) {
+    if (refused.first > 0) {
+        spdlog::warn("queue {}: moved {} refused done messages to {}; first: {}", label,
+                     refused.first, bad_list, refused.second);
+    }
+    if (counts.again > 0) {
+        spdlog::info(
+            "queue {}: {} outcomes had been applied already (a dispatcher stopped before "
+            "acknowledging them); counted once",
+            label, counts.again);
+    }
+    if (counts.stale > 0) {
+        spdlog::info(
+            "queue {}: ignored {} stale outcomes (their claim had expired or was taken back)",
+            label, counts.stale);
+    }
+    if (counts.dead > 0)
+        spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", label, counts.dead);
+    if (locked > 0) {
+        spdlog::debug(
+            "queue {}: {} outcomes wait for rows another transaction holds locked; put back in "
+            "the done list",
+            label, locked);
+    }
 }
 
 }  // namespace rowpump

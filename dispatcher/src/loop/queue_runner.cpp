@@ -321,31 +321,9 @@ std::int64_t QueueRunner::ack_done(const std::vector<DoneEntry>& done,
     for (const auto& entry : finished) {
         if (entry.done && entry.done->handler_ms) metrics_.handled(*entry.done->handler_ms);
     }
-    const auto [refused, first] = refusals(done);
-    metrics_.applied(counts, static_cast<std::int64_t>(refused), 0);
-    if (refused > 0) {
-        spdlog::warn("queue {}: moved {} refused done messages to {}; first: {}", label_, refused,
-                     redis_->keys().bad, first);
-    }
-    if (counts.again > 0) {
-        spdlog::info(
-            "queue {}: {} outcomes had been applied already (a dispatcher stopped before "
-            "acknowledging them); counted once",
-            label_, counts.again);
-    }
-    if (counts.stale > 0) {
-        spdlog::info(
-            "queue {}: ignored {} stale outcomes (their claim had expired or was taken back)",
-            label_, counts.stale);
-    }
-    if (counts.dead > 0)
-        spdlog::warn("queue {}: {} rows are dead (see `rowpump dead`)", label_, counts.dead);
-    if (locked > 0) {
-        spdlog::debug(
-            "queue {}: {} outcomes wait for rows another transaction holds locked; put back in "
-            "the done list",
-            label_, locked);
-    }
+    const auto refused = refusals(done);
+    metrics_.applied(counts, static_cast<std::int64_t>(refused.first), 0);
+    log_acknowledged(label_, counts, refused, locked, redis_->keys().bad);
     // Outcomes put back are no progress: a cycle that only puts them back sleeps as an idle
     // one, and finds them again then.
     return static_cast<std::int64_t>(done.size()) - locked;

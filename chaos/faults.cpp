@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -243,26 +244,32 @@ void FaultPlayer::mysql_down(FaultRecord& r) {
 
 // Up to `n` ids of `queue`'s tasks in flight (in its ready list or a worker's processing
 // list), as an SQL list ("0" if none): rows in flight, in both claim modes. Looks for up to
-// 3 s until it finds one: fast workers leave the lists empty most of the time.
+// 3 s until it finds one: fast workers leave the lists empty most of the time. A Redis
+// restart may be played beside it: a read that fails connects again on the next look.
 std::string FaultPlayer::in_flight(const std::string& queue, int n) {
-    auto redis = cluster_.redis().connect();
+    std::optional<redis::Connection> redis;
     const auto keys = protocol::keys_for(queue);
     std::set<std::string> ids;
     testing::eventually(
         3s,
         [&] {
-            std::vector<std::string> lists = {keys.ready};
-            for (const auto& key :
-                 redis.command({"KEYS", keys.prefix + "processing:*"}).strings()) {
-                lists.push_back(key);
-            }
-            for (const auto& key : lists) {
-                for (const auto& m :
-                     redis.command({"LRANGE", key, "0", std::to_string(n - 1)}).strings()) {
-                    const std::string word = m.substr(0, m.find(' '));
-                    if (static_cast<int>(ids.size()) < n)
-                        ids.insert(word.substr(0, word.rfind(':')));
+            try {
+                if (!redis) redis.emplace(cluster_.redis().connect());
+                std::vector<std::string> lists = {keys.ready};
+                for (const auto& key :
+                     redis->command({"KEYS", keys.prefix + "processing:*"}).strings()) {
+                    lists.push_back(key);
                 }
+                for (const auto& key : lists) {
+                    for (const auto& m :
+                         redis->command({"LRANGE", key, "0", std::to_string(n - 1)}).strings()) {
+                        const std::string word = m.substr(0, m.find(' '));
+                        if (static_cast<int>(ids.size()) < n)
+                            ids.insert(word.substr(0, word.rfind(':')));
+                    }
+                }
+            } catch (const std::exception&) {
+                redis.reset();
             }
             return !ids.empty();
         },

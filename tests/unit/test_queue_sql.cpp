@@ -236,9 +236,7 @@ TEST_CASE("claim: redis scans with a keyset cursor, takes the rows it found, and
     CHECK(by_id.scan_from().find("  AND `job_id` > ?\nORDER BY `job_id`\nLIMIT ?") !=
           std::string::npos);
     // claim: mysql has no scan.
-    // QueueSql keeps a reference to its queue: the config must outlive it.
-    const auto mysql_config = load("    table: jobs\n    id: job_id\n    due: \"1\"\n");
-    rowpump::QueueSql mysql(mysql_config.queues.at(0));
+    rowpump::QueueSql mysql(load("    table: jobs\n    id: job_id\n    due: \"1\"\n").queues.at(0));
     CHECK(mysql.scan().empty());
     CHECK(mysql.lock_scanned(1).empty());
 }
@@ -289,9 +287,7 @@ TEST_CASE("claim: redis applies equal successes of one scan by primary key, fenc
               "  AND NOT (LEFT(`rp_token`, 8) <=> ?)");
     // Each placeholder is bound where it occurs.
     CHECK(sql.success_by_id_values() == std::vector<std::string>{"state", "state", "note"});
-    // QueueSql keeps a reference to its queue: the config must outlive it.
-    const auto mysql_config = load("    table: jobs\n    id: job_id\n    due: \"1\"\n");
-    rowpump::QueueSql mysql(mysql_config.queues.at(0));
+    rowpump::QueueSql mysql(load("    table: jobs\n    id: job_id\n    due: \"1\"\n").queues.at(0));
     CHECK(mysql.success_by_id(2).empty());
 }
 

@@ -192,7 +192,7 @@ private:
     void build_scan(const std::string& claimable, const std::string& expired);
     void build_grouped();
 
-    const QueueConfig& queue_;
+    const QueueConfig queue_;  // a copy: a QueueSql may outlive the config it was built from
     std::string table_, id_, token_, lease_, attempts_, error_, dead_;
     std::vector<std::string> placeholders_;
     std::string success_set_;

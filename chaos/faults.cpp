@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "rowpump/common/protocol/keys.hpp"
+#include "rowpump/common/protocol/messages.hpp"
 #include "rowpump/testing/eventually.hpp"
 #include "rowpump/testing/queue_redis.hpp"
 
@@ -263,9 +264,9 @@ std::string FaultPlayer::in_flight(const std::string& queue, int n) {
                 for (const auto& key : lists) {
                     for (const auto& m :
                          redis->command({"LRANGE", key, "0", std::to_string(n - 1)}).strings()) {
-                        const std::string word = m.substr(0, m.find(' '));
-                        if (static_cast<int>(ids.size()) < n)
-                            ids.insert(word.substr(0, word.rfind(':')));
+                        std::string error;  // the malformed fault's garbage is skipped
+                        const auto task = protocol::parse_ready(m, error);
+                        if (task && static_cast<int>(ids.size()) < n) ids.insert(task->id);
                     }
                 }
             } catch (const std::exception&) {
